@@ -1,0 +1,660 @@
+package io.dlion.aeron;
+
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.BufferClaim;
+import io.aeron.logbuffer.FragmentHandler;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.logbuffer.Header;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.MessageType;
+import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.RoundResult;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * A worker's end of the vote over Aeron. For every shard it owns an {@link ExclusivePublication} for its vote
+ * chunks and a {@link Subscription} for the shard server's result chunks.
+ * <p>
+ * {@link #submit} copies the vote and sends the chunks the publications accept without waiting;
+ * {@link #await} sends the rest while it collects result chunks (results of early chunks arrive while late
+ * chunks are still going up), and gives up at the deadline with a {@link TimeoutException}: an offer that is
+ * back-pressured, not connected or hit by an admin action is retried until then, never longer. Bytes are
+ * counted as they go on or come off the log: Aeron's 32-byte data header, the 32-byte message header and the
+ * body, padded to Aeron's 32-byte frame alignment.
+ * <p>
+ * Not thread-safe: one training thread calls {@code submit -> await} per round. Counters may be read from
+ * any thread.
+ */
+public final class AeronVoteExchange implements VoteExchange {
+    private final Context ctx;
+    private final ShardState[] shards;
+    private final int totalWords;
+    private final long lastWordMask;
+    private final long[] vote;
+    private final ExchangeCounters exchangeCounters = new ExchangeCounters();
+    private final WorkerCounters counters;
+    private final MessageHeaderFlyweight outHeader = new MessageHeaderFlyweight();
+    private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
+    private final BufferClaim bufferClaim = new BufferClaim();
+
+    private long nextRound;
+    private long submittedRound = -1;
+    private long submitNs;
+    private long roundMask;
+    private long[] sign;
+    private long[] tie;
+    private long[][] planes;
+    private boolean closed;
+
+    /**
+     * Connect to every shard's server: waits up to the connect timeout for the publications and subscriptions
+     * to connect, then says HELLO.
+     *
+     * @param ctx configuration, concluded here.
+     * @throws IllegalStateException when a shard does not connect in time.
+     */
+    public AeronVoteExchange(final Context ctx) {
+        this.ctx = ctx.conclude();
+        this.totalWords = (int)((ctx.paramCount + 63) >>> 6);
+        final int tailBits = (int)(ctx.paramCount & 63);
+        this.lastWordMask = tailBits == 0 ? -1L : -1L << (64 - tailBits);
+        this.vote = new long[totalWords];
+        this.shards = new ShardState[ctx.shards.size()];
+        WorkerCounters cnt = null;
+        try {
+            cnt = new WorkerCounters(ctx.aeron, ctx.jobId, ctx.workerId);
+            for (int i = 0; i < shards.length; i++) {
+                shards[i] = new ShardState(ctx.shards.get(i));
+            }
+        } catch (final RuntimeException ex) {
+            CloseHelper.quietCloseAll(shards);
+            CloseHelper.quietClose(cnt);
+            throw ex;
+        }
+        this.counters = cnt;
+        try {
+            connect();
+        } catch (final RuntimeException ex) {
+            close();
+            throw ex;
+        }
+    }
+
+    @Override
+    public int workerId() {
+        return ctx.workerId;
+    }
+
+    @Override
+    public int workers() {
+        return ctx.workers;
+    }
+
+    @Override
+    public void submit(final long round, final long[] signWords, final long paramCount) {
+        if (closed) {
+            throw new IllegalStateException("exchange closed");
+        }
+        if (round != nextRound) {
+            throw new IllegalArgumentException("round must be " + nextRound + ", got " + round);
+        }
+        if (paramCount != ctx.paramCount) {
+            throw new IllegalArgumentException("paramCount must be " + ctx.paramCount + ", got " + paramCount);
+        }
+        System.arraycopy(signWords, 0, vote, 0, totalWords);
+        vote[totalWords - 1] &= lastWordMask;
+        submittedRound = round;
+        submitNs = ctx.nanoClock.nanoTime();
+        roundMask = 0;
+        sign = ctx.rule == VoteRule.MAJORITY ? new long[totalWords] : null;
+        tie = null;
+        planes = null;
+        for (final ShardState shard : shards) {
+            shard.startRound();
+        }
+        sendChunks();
+    }
+
+    @Override
+    public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
+        if (round != submittedRound || round != nextRound) {
+            throw new IllegalArgumentException("await must follow submit of the same round: submitted " + submittedRound + ", got " + round);
+        }
+        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final IdleStrategy idle = ctx.idleStrategy;
+        idle.reset();
+        while (true) {
+            int work = sendChunks();
+            boolean done = true;
+            for (final ShardState shard : shards) {
+                if (!shard.resultDone()) {
+                    work += shard.subscription.poll(shard.handler, ctx.fragmentLimit);
+                    done &= shard.resultDone();
+                }
+            }
+            if (done) {
+                return complete(round);
+            }
+            final long now = ctx.nanoClock.nanoTime();
+            if (now - deadline >= 0) {
+                throw new TimeoutException(describeTimeout(round, timeoutMillis));
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting round " + round);
+            }
+            idle.idle(work);
+        }
+    }
+
+    @Override
+    public ExchangeCounters counters() {
+        return exchangeCounters;
+    }
+
+    /** @return this worker's Aeron counters. */
+    public WorkerCounters workerCounters() {
+        return counters;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            CloseHelper.closeAll(shards);
+            CloseHelper.close(counters);
+        }
+    }
+
+    private void connect() {
+        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
+        final IdleStrategy idle = ctx.idleStrategy;
+        for (final ShardState shard : shards) {
+            while (!shard.publication.isConnected() || !shard.subscription.isConnected()) {
+                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("shard " + shard.endpoint.shard() + " not connected after "
+                        + TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs) + " ms (votes connected: " + shard.publication.isConnected()
+                        + ", results connected: " + shard.subscription.isConnected() + "); is its server running? " + shard.endpoint);
+                }
+                idle.idle();
+            }
+            while (!shard.sendHello()) {
+                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("shard " + shard.endpoint.shard() + ": HELLO not accepted by the publication in time");
+                }
+                idle.idle();
+            }
+        }
+    }
+
+    private int sendChunks() {
+        int work = 0;
+        for (final ShardState shard : shards) {
+            work += shard.sendChunks();
+        }
+        return work;
+    }
+
+    private RoundResult complete(final long round) {
+        final int voters = Long.bitCount(roundMask);
+        final RoundResult result;
+        if (ctx.rule == VoteRule.MAJORITY) {
+            result = RoundResult.majority(round, ctx.paramCount, voters, roundMask, sign, (voters & 1) == 0 ? tieWords() : null);
+        } else {
+            result = RoundResult.average(round, ctx.paramCount, voters, roundMask, planes);
+        }
+        nextRound = round + 1;
+        counters.rounds().incrementRelease();
+        exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);
+        sign = null;
+        tie = null;
+        planes = null;
+        return result;
+    }
+
+    private long[] tieWords() {
+        if (tie == null) {
+            tie = new long[totalWords];
+        }
+        return tie;
+    }
+
+    private String describeTimeout(final long round, final long timeoutMillis) {
+        final StringBuilder sb = new StringBuilder("worker ").append(ctx.workerId).append(": no complete result for round ").append(round)
+            .append(" after ").append(timeoutMillis).append(" ms;");
+        for (final ShardState shard : shards) {
+            sb.append(" shard ").append(shard.endpoint.shard()).append(": sent ").append(shard.nextChunk).append('/')
+                .append(shard.layout.chunkCount()).append(" chunks, received ").append(shard.nextResultWord - shard.layout.fromWord())
+                .append('/').append(shard.layout.words()).append(" result words;");
+        }
+        return sb.toString();
+    }
+
+    private void offerFailed(final long result, final ShardState shard) {
+        if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION || result == Publication.NOT_CONNECTED) {
+            counters.offersNotAccepted().incrementRelease();
+        } else if (result == Publication.CLOSED) {
+            throw new IllegalStateException("vote publication closed: " + shard.endpoint);
+        } else if (result == Publication.MAX_POSITION_EXCEEDED) {
+            throw new IllegalStateException("vote publication reached its maximum position, use a larger term-length: " + shard.endpoint);
+        } else {
+            throw new IllegalStateException("unknown offer result " + result);
+        }
+    }
+
+    private final class ShardState implements AutoCloseable {
+        final ShardEndpoint endpoint;
+        final ChunkLayout layout;
+        final ExclusivePublication publication;
+        final Subscription subscription;
+        final FragmentHandler handler = this::onResult;
+        int nextChunk;
+        int nextResultWord;
+
+        ShardState(final ShardEndpoint endpoint) {
+            this.endpoint = endpoint;
+            final long to = endpoint.toParam() < 0 ? ctx.paramCount : endpoint.toParam();
+            this.layout = new ChunkLayout(ctx.paramCount, endpoint.fromParam(), to, ctx.chunkWords);
+            ExclusivePublication pub = null;
+            try {
+                pub = ctx.aeron.addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
+                this.subscription = ctx.aeron.addSubscription(endpoint.resultChannel(), endpoint.resultStreamId());
+            } catch (final RuntimeException ex) {
+                CloseHelper.quietClose(pub);
+                throw ex;
+            }
+            this.publication = pub;
+            if (pub.maxPayloadLength() < MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords * Long.BYTES) {
+                close();
+                throw new IllegalArgumentException("voteChannel mtu too small for chunkWords=" + ctx.chunkWords + ": max payload "
+                    + pub.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords * Long.BYTES)
+                    + " (use mtu=8k or fewer chunkWords): " + endpoint);
+            }
+            this.nextChunk = layout.chunkCount();
+            this.nextResultWord = layout.toWord();
+        }
+
+        void startRound() {
+            nextChunk = 0;
+            nextResultWord = layout.fromWord();
+        }
+
+        boolean resultDone() {
+            return nextResultWord == layout.toWord();
+        }
+
+        boolean sendHello() {
+            final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH, bufferClaim);
+            if (result < 0) {
+                offerFailed(result, this);
+                return false;
+            }
+            outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
+                .writeHeader(MessageType.HELLO, Encoding.NONE)
+                .jobId(ctx.jobId)
+                .round(nextRound)
+                .chunkWordOffset(layout.fromWord())
+                .chunkWords(0)
+                .workerId(ctx.workerId)
+                .shard(endpoint.shard())
+                .paramCount(ctx.paramCount);
+            bufferClaim.commit();
+            counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(0));
+            return true;
+        }
+
+        int sendChunks() {
+            int sent = 0;
+            while (nextChunk < layout.chunkCount()) {
+                final int words = layout.wordsOf(nextChunk);
+                final int wordOffset = layout.wordOffset(nextChunk);
+                final int bodyLength = words * Long.BYTES;
+                final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
+                if (result < 0) {
+                    offerFailed(result, this);
+                    break;
+                }
+                final MutableDirectBuffer buffer = bufferClaim.buffer();
+                final int body = outHeader.wrap(buffer, bufferClaim.offset())
+                    .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
+                    .jobId(ctx.jobId)
+                    .round(submittedRound)
+                    .chunkWordOffset(wordOffset)
+                    .chunkWords(words)
+                    .workerId(ctx.workerId)
+                    .shard(endpoint.shard())
+                    .voterMask(0)
+                    .bodyOffset();
+                for (int i = 0; i < words; i++) {
+                    buffer.putLong(body + (i << 3), vote[wordOffset + i], ByteOrder.LITTLE_ENDIAN);
+                }
+                bufferClaim.commit();
+                final int frame = ChunkLayout.frameLength(bodyLength);
+                counters.bytesUp().getAndAddRelease(frame);
+                exchangeCounters.addBytesUp(frame);
+                nextChunk++;
+                sent++;
+            }
+            return sent;
+        }
+
+        void onResult(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+            if (header.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
+                counters.rejectedResults().incrementRelease();
+                return;
+            }
+            final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
+            if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
+                || msg.jobId() != ctx.jobId || msg.type() != MessageType.RESULT_CHUNK || msg.shard() != endpoint.shard()) {
+                counters.rejectedResults().incrementRelease();
+                return;
+            }
+            if (msg.round() != submittedRound || resultDone()) {
+                counters.staleResults().incrementRelease();
+                return;
+            }
+            final int wordOffset = msg.chunkWordOffset();
+            final int words = msg.chunkWords();
+            final long mask = msg.voterMask();
+            if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0
+                || (roundMask != 0 && mask != roundMask) || !decode(msg, length, wordOffset, words, mask)) {
+                counters.rejectedResults().incrementRelease();
+                return;
+            }
+            roundMask = mask;
+            nextResultWord += words;
+            final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
+            counters.bytesDown().getAndAddRelease(frame);
+            exchangeCounters.addBytesDown(frame);
+        }
+
+        private boolean decode(final MessageHeaderFlyweight msg, final int length, final int wordOffset, final int words, final long mask) {
+            final int voters = Long.bitCount(mask);
+            final int encoding = msg.encoding();
+            final boolean allowed = ctx.rule == VoteRule.MAJORITY
+                ? encoding == ((voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
+                : encoding == Encoding.COUNT_PLANES;
+            final long params = layout.paramsOf(wordOffset, words);
+            if (!allowed || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(encoding, words, params, voters)) {
+                return false;
+            }
+            final DirectBuffer buffer = msg.buffer();
+            final int body = msg.bodyOffset();
+            switch (encoding) {
+                case Encoding.SIGN_BITS:
+                    getWords(buffer, body, sign, wordOffset, words);
+                    break;
+                case Encoding.TERNARY:
+                    ChunkVoter.decodeTernary(buffer, body, params, sign, tieWords(), wordOffset);
+                    break;
+                default:
+                    final int count = Encoding.bitsFor(voters);
+                    if (planes == null) {
+                        planes = new long[count][totalWords];
+                    }
+                    for (int p = 0; p < count; p++) {
+                        getWords(buffer, body + p * words * Long.BYTES, planes[p], wordOffset, words);
+                    }
+                    break;
+            }
+            return true;
+        }
+
+        @Override
+        public void close() {
+            CloseHelper.closeAll(publication, subscription);
+        }
+    }
+
+    private static void getWords(final DirectBuffer buffer, final int offset, final long[] dst, final int wordOffset, final int words) {
+        for (int i = 0; i < words; i++) {
+            dst[wordOffset + i] = buffer.getLong(offset + (i << 3), ByteOrder.LITTLE_ENDIAN);
+        }
+    }
+
+    /**
+     * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
+     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
+     * shard on the {@link Configuration} channels covers every parameter.
+     */
+    public static final class Context {
+        private Aeron aeron;
+        private int jobId;
+        private boolean jobIdSet;
+        private int workerId = -1;
+        private int workers;
+        private long paramCount;
+        private VoteRule rule = VoteRule.MAJORITY;
+        private List<ShardEndpoint> shards = new ArrayList<>();
+        private int chunkWords = Configuration.chunkWords();
+        private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
+        private int fragmentLimit = Configuration.fragmentLimit();
+        private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+
+        /**
+         * Validate once.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the field that is wrong.
+         */
+        public Context conclude() {
+            Objects.requireNonNull(aeron, "aeron");
+            if (!jobIdSet) {
+                throw new IllegalArgumentException("jobId must be set");
+            }
+            if (workers < 1 || workers > Long.SIZE) {
+                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+            }
+            if (workerId < 0 || workerId >= workers) {
+                throw new IllegalArgumentException("workerId must be in [0, workers=" + workers + "), got " + workerId);
+            }
+            if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
+                throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
+            }
+            Objects.requireNonNull(rule, "rule");
+            if (shards.isEmpty()) {
+                shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
+            }
+            long expectedFrom = 0;
+            for (int i = 0; i < shards.size(); i++) {
+                final ShardEndpoint shard = shards.get(i);
+                final long to = shard.toParam() < 0 ? paramCount : shard.toParam();
+                if (shard.fromParam() != expectedFrom) {
+                    throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
+                        + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
+                }
+                new ChunkLayout(paramCount, shard.fromParam(), to, chunkWords);
+                expectedFrom = to;
+            }
+            if (expectedFrom != paramCount) {
+                throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount);
+            }
+            if (connectTimeoutNs <= 0) {
+                throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
+            }
+            if (fragmentLimit < 1) {
+                throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
+            }
+            Objects.requireNonNull(idleStrategy, "idleStrategy");
+            Objects.requireNonNull(nanoClock, "nanoClock");
+            return this;
+        }
+
+        /**
+         * @param aeron client; not closed by the exchange.
+         * @return this for a fluent API.
+         */
+        public Context aeron(final Aeron aeron) {
+            this.aeron = aeron;
+            return this;
+        }
+
+        public Aeron aeron() {
+            return aeron;
+        }
+
+        /**
+         * @param jobId of the job, the same as the servers'.
+         * @return this for a fluent API.
+         */
+        public Context jobId(final int jobId) {
+            this.jobId = jobId;
+            this.jobIdSet = true;
+            return this;
+        }
+
+        public int jobId() {
+            return jobId;
+        }
+
+        /**
+         * @param workerId this worker, in [0, workers).
+         * @return this for a fluent API.
+         */
+        public Context workerId(final int workerId) {
+            this.workerId = workerId;
+            return this;
+        }
+
+        public int workerId() {
+            return workerId;
+        }
+
+        /**
+         * @param workers of the job, 1 to 64.
+         * @return this for a fluent API.
+         */
+        public Context workers(final int workers) {
+            this.workers = workers;
+            return this;
+        }
+
+        public int workers() {
+            return workers;
+        }
+
+        /**
+         * @param paramCount parameters of the vote vector.
+         * @return this for a fluent API.
+         */
+        public Context paramCount(final long paramCount) {
+            this.paramCount = paramCount;
+            return this;
+        }
+
+        public long paramCount() {
+            return paramCount;
+        }
+
+        /**
+         * @param rule the servers' rule, to check the encodings of the results.
+         * @return this for a fluent API.
+         */
+        public Context rule(final VoteRule rule) {
+            this.rule = rule;
+            return this;
+        }
+
+        public VoteRule rule() {
+            return rule;
+        }
+
+        /**
+         * @param shards endpoints covering [0, paramCount) in order.
+         * @return this for a fluent API.
+         */
+        public Context shards(final List<ShardEndpoint> shards) {
+            this.shards = new ArrayList<>(shards);
+            return this;
+        }
+
+        public List<ShardEndpoint> shards() {
+            return shards;
+        }
+
+        /**
+         * @param chunkWords words per chunk, the same as the servers'.
+         * @return this for a fluent API.
+         */
+        public Context chunkWords(final int chunkWords) {
+            this.chunkWords = chunkWords;
+            return this;
+        }
+
+        public int chunkWords() {
+            return chunkWords;
+        }
+
+        /**
+         * @param connectTimeoutNs how long the constructor waits for every shard to connect.
+         * @return this for a fluent API.
+         */
+        public Context connectTimeoutNs(final long connectTimeoutNs) {
+            this.connectTimeoutNs = connectTimeoutNs;
+            return this;
+        }
+
+        public long connectTimeoutNs() {
+            return connectTimeoutNs;
+        }
+
+        /**
+         * @param fragmentLimit fragments polled per shard per loop.
+         * @return this for a fluent API.
+         */
+        public Context fragmentLimit(final int fragmentLimit) {
+            this.fragmentLimit = fragmentLimit;
+            return this;
+        }
+
+        public int fragmentLimit() {
+            return fragmentLimit;
+        }
+
+        /**
+         * @param idleStrategy used while awaiting results.
+         * @return this for a fluent API.
+         */
+        public Context idleStrategy(final IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        public IdleStrategy idleStrategy() {
+            return idleStrategy;
+        }
+
+        /**
+         * @param nanoClock for deadlines.
+         * @return this for a fluent API.
+         */
+        public Context nanoClock(final NanoClock nanoClock) {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        public NanoClock nanoClock() {
+            return nanoClock;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.dlion.aeron;
+
+/**
+ * Property names and defaults of the Aeron transport, each defined once. Contexts read the properties when
+ * they are created, so {@code -Ddlion.aeron.vote.channel=...} works for every entry point.
+ */
+public final class Configuration {
+    /** Channel the workers publish votes on and the server subscribes to. */
+    public static final String VOTE_CHANNEL_PROP_NAME = "dlion.aeron.vote.channel";
+    /** IPC with 8 KiB frames and the default 64 MiB term. */
+    public static final String VOTE_CHANNEL_DEFAULT = "aeron:ipc?mtu=8k";
+    /** Stream id of the votes. */
+    public static final String VOTE_STREAM_ID_PROP_NAME = "dlion.aeron.vote.stream.id";
+    public static final int VOTE_STREAM_ID_DEFAULT = 1701;
+
+    /** Channel the server publishes results on (server side). */
+    public static final String RESULT_CHANNEL_PROP_NAME = "dlion.aeron.result.channel";
+    /** One IPC publication all workers subscribe to. */
+    public static final String RESULT_CHANNEL_DEFAULT = "aeron:ipc?mtu=8k";
+    /** Stream id of the results. */
+    public static final String RESULT_STREAM_ID_PROP_NAME = "dlion.aeron.result.stream.id";
+    public static final int RESULT_STREAM_ID_DEFAULT = 1702;
+
+    /**
+     * Words (64 parameters each) per chunk, the same on the server and every worker; the vote channel's MTU
+     * must hold {@code 64 + 8 * chunkWords} bytes (the default needs {@code mtu=8k}).
+     */
+    public static final String CHUNK_WORDS_PROP_NAME = "dlion.aeron.chunk.words";
+    public static final int CHUNK_WORDS_DEFAULT = io.dlion.aeron.wire.ChunkLayout.DEFAULT_CHUNK_WORDS;
+
+    /** Chunks the server holds votes for at once (per worker); more arrive once the oldest is voted. */
+    public static final String WINDOW_CHUNKS_PROP_NAME = "dlion.aeron.window.chunks";
+    public static final int WINDOW_CHUNKS_DEFAULT = 64;
+
+    /** How long the server keeps a round open before abandoning it, in milliseconds. */
+    public static final String ROUND_TIMEOUT_MS_PROP_NAME = "dlion.aeron.round.timeout.ms";
+    public static final long ROUND_TIMEOUT_MS_DEFAULT = 30_000;
+
+    /** How long a worker waits for its publications and subscriptions to connect, in milliseconds. */
+    public static final String CONNECT_TIMEOUT_MS_PROP_NAME = "dlion.aeron.connect.timeout.ms";
+    public static final long CONNECT_TIMEOUT_MS_DEFAULT = 10_000;
+
+    /** Fragments polled per duty cycle. */
+    public static final String FRAGMENT_LIMIT_PROP_NAME = "dlion.aeron.fragment.limit";
+    public static final int FRAGMENT_LIMIT_DEFAULT = 64;
+
+    /** First of the Aeron counter type ids used by this project (counters are typed, AeronStat shows them). */
+    public static final int COUNTER_TYPE_ID_BASE = 4_800;
+    /** Counter type of the server's counters. */
+    public static final int SERVER_COUNTER_TYPE_ID = COUNTER_TYPE_ID_BASE;
+    /** Counter type of the worker's counters. */
+    public static final int WORKER_COUNTER_TYPE_ID = COUNTER_TYPE_ID_BASE + 1;
+
+    private Configuration() {
+    }
+
+    static String voteChannel() {
+        return System.getProperty(VOTE_CHANNEL_PROP_NAME, VOTE_CHANNEL_DEFAULT);
+    }
+
+    static int voteStreamId() {
+        return Integer.getInteger(VOTE_STREAM_ID_PROP_NAME, VOTE_STREAM_ID_DEFAULT);
+    }
+
+    static String resultChannel() {
+        return System.getProperty(RESULT_CHANNEL_PROP_NAME, RESULT_CHANNEL_DEFAULT);
+    }
+
+    static int resultStreamId() {
+        return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
+    }
+
+    static int chunkWords() {
+        return Integer.getInteger(CHUNK_WORDS_PROP_NAME, CHUNK_WORDS_DEFAULT);
+    }
+
+    static int windowChunks() {
+        return Integer.getInteger(WINDOW_CHUNKS_PROP_NAME, WINDOW_CHUNKS_DEFAULT);
+    }
+
+    static long roundTimeoutMs() {
+        return Long.getLong(ROUND_TIMEOUT_MS_PROP_NAME, ROUND_TIMEOUT_MS_DEFAULT);
+    }
+
+    static long connectTimeoutMs() {
+        return Long.getLong(CONNECT_TIMEOUT_MS_PROP_NAME, CONNECT_TIMEOUT_MS_DEFAULT);
+    }
+
+    static int fragmentLimit() {
+        return Integer.getInteger(FRAGMENT_LIMIT_PROP_NAME, FRAGMENT_LIMIT_DEFAULT);
+    }
+}

@@ -1,0 +1,39 @@
+package io.dlion.aeron;
+
+/**
+ * Why the aggregation server (or a worker) refused a message. Each reason has its own Aeron counter, so a
+ * person can see with {@code AeronStat} what is being refused; a refused message never enters a vote.
+ */
+public enum RejectReason {
+    /** Shorter than the header, a length that does not match the header, a fragmented or unknown-encoding message. */
+    MALFORMED("malformed"),
+    /** Wrong magic byte or protocol version. */
+    BAD_VERSION("bad-version"),
+    /** A job id other than the server's. */
+    FOREIGN_JOB("foreign-job"),
+    /** A message type the receiver does not accept. */
+    UNEXPECTED_TYPE("unexpected-type"),
+    /** A worker id at or above the job's worker count. */
+    UNKNOWN_WORKER("unknown-worker"),
+    /** A chunk of another shard. */
+    WRONG_SHARD("wrong-shard"),
+    /** A round that is already closed (a late message). */
+    STALE_ROUND("stale-round"),
+    /** A chunk already received (or already voted) in this round. */
+    DUPLICATE("duplicate"),
+    /** A chunk that does not start on this shard's chunk grid or has the wrong length. */
+    OUT_OF_RANGE("out-of-range"),
+    /** A HELLO whose parameter count differs from the job's. */
+    PARAM_COUNT_MISMATCH("param-count-mismatch");
+
+    private final String label;
+
+    RejectReason(final String label) {
+        this.label = label;
+    }
+
+    /** @return the short name used in counter labels. */
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,116 @@
+package io.dlion.aeron;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+import io.aeron.Aeron;
+import io.aeron.Counter;
+import org.agrona.CloseHelper;
+
+/**
+ * The aggregation server's Aeron counters, labelled {@code dlion-server job=J shard=S: name}, readable live
+ * with {@code AeronStat} (or {@code io.dlion.aeron.cli.StatMain}) while the job runs. Written by the server's
+ * agent thread only.
+ */
+public final class ServerCounters implements AutoCloseable {
+    private final Counter bytesIn;
+    private final Counter bytesOut;
+    private final Counter rounds;
+    private final Counter chunksVoted;
+    private final Counter votersLastRound;
+    private final Counter ties;
+    private final Counter workersJoined;
+    private final Counter backPressure;
+    private final Counter roundsAbandoned;
+    private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
+
+    ServerCounters(final Aeron aeron, final int jobId, final int shard) {
+        final String prefix = "dlion-server job=" + jobId + " shard=" + shard + ": ";
+        final int type = Configuration.SERVER_COUNTER_TYPE_ID;
+        try {
+            bytesIn = aeron.addCounter(type, prefix + "bytes in (votes, incl. headers)");
+            bytesOut = aeron.addCounter(type, prefix + "bytes out (results, incl. headers)");
+            rounds = aeron.addCounter(type, prefix + "rounds");
+            chunksVoted = aeron.addCounter(type, prefix + "chunks voted");
+            votersLastRound = aeron.addCounter(type, prefix + "voters last round");
+            ties = aeron.addCounter(type, prefix + "tied params");
+            workersJoined = aeron.addCounter(type, prefix + "workers joined (HELLO)");
+            backPressure = aeron.addCounter(type, prefix + "result offers not accepted");
+            roundsAbandoned = aeron.addCounter(type, prefix + "rounds abandoned (timeout)");
+            for (final RejectReason reason : RejectReason.values()) {
+                rejected.put(reason, aeron.addCounter(type, prefix + "rejected " + reason.label()));
+            }
+        } catch (final RuntimeException ex) {
+            close();
+            throw ex;
+        }
+    }
+
+    /** @return bytes of vote frames received, Aeron and message headers included. */
+    public Counter bytesIn() {
+        return bytesIn;
+    }
+
+    /** @return bytes of result frames published (once per frame, whatever the number of receivers). */
+    public Counter bytesOut() {
+        return bytesOut;
+    }
+
+    /** @return rounds completed (every result chunk published). */
+    public Counter rounds() {
+        return rounds;
+    }
+
+    /** @return chunks voted. */
+    public Counter chunksVoted() {
+        return chunksVoted;
+    }
+
+    /** @return number of voters in the last completed round. */
+    public Counter votersLastRound() {
+        return votersLastRound;
+    }
+
+    /** @return parameters whose majority vote was a tie, over all rounds. */
+    public Counter ties() {
+        return ties;
+    }
+
+    /** @return HELLO messages accepted. */
+    public Counter workersJoined() {
+        return workersJoined;
+    }
+
+    /** @return result offers the publication did not accept (back pressure, admin action, not connected). */
+    public Counter backPressure() {
+        return backPressure;
+    }
+
+    /** @return rounds given up after the round timeout. */
+    public Counter roundsAbandoned() {
+        return roundsAbandoned;
+    }
+
+    /**
+     * @param reason of the rejection.
+     * @return the counter of messages rejected for it.
+     */
+    public Counter rejected(final RejectReason reason) {
+        return rejected.get(reason);
+    }
+
+    /** @return messages rejected for any reason. */
+    public long rejectedTotal() {
+        long total = 0;
+        for (final Counter counter : rejected.values()) {
+            total += counter.get();
+        }
+        return total;
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned);
+        CloseHelper.closeAll(rejected.values());
+    }
+}
