@@ -42,6 +42,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
 public final class AggregationServer implements Agent, AutoCloseable {
+    /** Words of a whole number of ternary bytes: 5 words = 320 parameters = 64 bytes. */
+    private static final int TERNARY_GROUP_WORDS = 5;
+    private static final int TERNARY_GROUP_BYTES = TERNARY_GROUP_WORDS * Long.SIZE / Encoding.TRITS_PER_BYTE;
     private final Context ctx;
     private final ChunkLayout layout;
     private final int workers;
@@ -304,14 +307,14 @@ public final class AggregationServer implements Agent, AutoCloseable {
             final int bodyLength;
             final int from = slot.sentWords;
             if (slot.encoding == Encoding.COUNT_PLANES) {
-                final int planes = Encoding.bitsFor(slot.voters);
-                final int fit = maxBodyLength / (planes * Long.BYTES);
+                final int fit = maxBodyLength / (Encoding.bitsFor(slot.voters) * Long.BYTES);
                 frameWords = Math.min(words - from, fit - fit % 4);
-                bodyLength = planes * frameWords * Long.BYTES;
+            } else if (slot.encoding == Encoding.TERNARY) {
+                frameWords = Math.min(words - from, maxBodyLength / TERNARY_GROUP_BYTES * TERNARY_GROUP_WORDS);
             } else {
                 frameWords = words;
-                bodyLength = Encoding.bodyLength(slot.encoding, words, layout.paramsOf(chunkWordOffset, words), slot.voters);
             }
+            bodyLength = Encoding.bodyLength(slot.encoding, frameWords, layout.paramsOf(chunkWordOffset + from, frameWords), slot.voters);
             final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
             if (result < 0) {
                 onOfferFailure(result);
@@ -343,7 +346,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 putWords(buffer, body, slot.sign, from, words);
                 break;
             case Encoding.TERNARY:
-                final int length = ChunkVoter.encodeTernary(slot.sign, slot.tie, params, ternaryScratch);
+                final int length = ChunkVoter.encodeTernary(slot.sign, slot.tie, from, params, ternaryScratch);
                 buffer.putBytes(body, ternaryScratch, 0, length);
                 break;
             default:

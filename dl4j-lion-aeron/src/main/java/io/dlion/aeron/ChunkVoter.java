@@ -93,20 +93,22 @@ final class ChunkVoter {
     /**
      * Pack a majority result with ties, five parameters per byte.
      *
-     * @param sign   chunk sign words.
-     * @param tie    chunk tie words.
-     * @param params parameters of the chunk.
-     * @param out    receives {@code ceil(params / 5)} bytes.
+     * @param sign     chunk sign words.
+     * @param tie      chunk tie words.
+     * @param fromWord first word of the chunk to pack.
+     * @param params   parameters to pack from there.
+     * @param out      receives {@code ceil(params / 5)} bytes.
      * @return bytes written.
      */
-    static int encodeTernary(final long[] sign, final long[] tie, final long params, final byte[] out) {
+    static int encodeTernary(final long[] sign, final long[] tie, final int fromWord, final long params, final byte[] out) {
         final int length = (int)((params + 4) / 5);
+        final int base = fromWord << 6;
         for (int g = 0; g < length; g++) {
             int value = 0;
             final int first = g * 5;
             final int last = (int)Math.min(first + 5, params);
             for (int j = first; j < last; j++) {
-                value += digit(sign, tie, j) * POW3[j - first];
+                value += digit(sign, tie, base + j) * POW3[j - first];
             }
             out[g] = (byte)value;
         }

@@ -1,0 +1,73 @@
+package io.dlion.aeron;
+
+import java.util.SplittableRandom;
+
+import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteRule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** Test reference: per-parameter vote on the packed layout, one bit at a time, independent of the production code. */
+final class NaiveVote {
+    private NaiveVote() {
+    }
+
+    static boolean bit(final long[] words, final long j) {
+        final int word = (int)(j >>> 6);
+        final int byteInWord = (int)((j >>> 3) & 7);
+        final int bitInByte = 7 - (int)(j & 7);
+        return ((words[word] >>> (byteInWord * 8 + bitInByte)) & 1) != 0;
+    }
+
+    static long[][] randomVotes(final long seed, final int workers, final long params) {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final int words = (int)((params + 63) >>> 6);
+        final long[][] votes = new long[workers][words];
+        for (final long[] vote : votes) {
+            for (int w = 0; w < words; w++) {
+                vote[w] = random.nextLong();
+            }
+            final int tail = (int)(params & 63);
+            if (tail != 0) {
+                vote[words - 1] &= -1L << (64 - tail);
+            }
+        }
+        return votes;
+    }
+
+    static int count(final long[][] votes, final long j) {
+        int count = 0;
+        for (final long[] vote : votes) {
+            count += bit(vote, j) ? 1 : 0;
+        }
+        return count;
+    }
+
+    /** Assert a result equals the naive vote of every parameter. */
+    static void assertMatches(final long[][] votes, final long params, final VoteRule rule, final RoundResult result) {
+        final int n = votes.length;
+        assertEquals(n, result.voters(), "voters");
+        assertEquals(n == 64 ? -1L : (1L << n) - 1, result.voterMask(), "voterMask");
+        assertEquals(rule, result.rule(), "rule");
+        if (rule == VoteRule.MAJORITY && (n & 1) == 1) {
+            assertNull(result.tie(), "tie must be null for an odd number of voters");
+        }
+        for (long j = 0; j < params; j++) {
+            final int k = count(votes, j);
+            if (rule == VoteRule.MAJORITY) {
+                final boolean tie = 2 * k == n;
+                if ((n & 1) == 0) {
+                    assertEquals(tie, bit(result.tie(), j), "tie of param " + j);
+                }
+                assertEquals(2 * k > n, bit(result.sign(), j), "sign of param " + j);
+            } else {
+                int got = 0;
+                for (int p = 0; p < result.countPlanes().length; p++) {
+                    got |= (bit(result.countPlanes()[p], j) ? 1 : 0) << p;
+                }
+                assertEquals(k, got, "count of param " + j);
+            }
+        }
+    }
+}
