@@ -1,0 +1,100 @@
+package io.dlion.codec;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** Chunk arithmetic and plane copies shared by the down-link encodings. */
+final class BitPlanes {
+
+    private BitPlanes() {
+    }
+
+    /** @return number of words holding {@code paramCount} parameters. */
+    static int words(final long paramCount) {
+        return (int) ((paramCount + 63) >>> 6);
+    }
+
+    /** @return the number of parameters in the chunk, after checking it lies in the vector. */
+    static long chunkParams(final long paramCount, final int fromWord, final int toWord, final int alignment) {
+        if (paramCount < 0) {
+            throw new IllegalArgumentException("paramCount must be >= 0, got " + paramCount);
+        }
+        final int words = words(paramCount);
+        if (fromWord < 0 || toWord < fromWord || toWord > words) {
+            throw new IllegalArgumentException("bad word range [" + fromWord + ", " + toWord + ") for " + paramCount + " parameters");
+        }
+        if (fromWord % alignment != 0 || (toWord % alignment != 0 && toWord != words)) {
+            throw new IllegalArgumentException("chunk [" + fromWord + ", " + toWord + ") must start and end at a multiple of "
+                + alignment + " words (or at the end, word " + words + ")");
+        }
+        return Math.min((long) toWord << 6, paramCount) - ((long) fromWord << 6);
+    }
+
+    /** @return the word's mask of valid parameters, for the word {@code word} of a vector of {@code paramCount}. */
+    static long validMask(final long paramCount, final int word) {
+        final long valid = paramCount - ((long) word << 6);
+        if (valid >= 64) {
+            return -1L;
+        }
+        if (valid <= 0) {
+            return 0L;
+        }
+        final int full = (int) (valid >>> 3);
+        final int rest = (int) (valid & 7);
+        final long fullMask = full == 0 ? 0L : -1L >>> (64 - 8 * full);
+        final long partial = ((0xFF00L >>> rest) & 0xFFL) << (8 * full);
+        return fullMask | partial;
+    }
+
+    static void checkPlanes(final long[][] planes, final int count, final int toWord) {
+        if (planes == null || planes.length < count) {
+            throw new IllegalArgumentException("need " + count + " planes, got " + (planes == null ? null : planes.length));
+        }
+        for (int p = 0; p < count; p++) {
+            if (planes[p] == null || planes[p].length < toWord) {
+                throw new IllegalArgumentException("plane " + p + " must hold at least " + toWord + " words");
+            }
+        }
+    }
+
+    /** Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words. */
+    static void putPlane(final long[] plane, final int fromWord, final long params, final ByteBuffer dst, final int offset) {
+        final ByteBuffer le = dst.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final int bytes = (int) ((params + 7) >>> 3);
+        final int fullWords = bytes >>> 3;
+        for (int i = 0; i < fullWords; i++) {
+            le.putLong(offset + 8 * i, plane[fromWord + i]);
+        }
+        final int rest = bytes & 7;
+        if (rest != 0) {
+            final long w = plane[fromWord + fullWords];
+            for (int k = 0; k < rest; k++) {
+                le.put(offset + 8 * fullWords + k, (byte) (w >>> (8 * k)));
+            }
+        }
+    }
+
+    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits. */
+    static void getPlane(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final long params,
+        final long[] plane) {
+        final ByteBuffer le = src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final int bytes = (int) ((params + 7) >>> 3);
+        final int fullWords = bytes >>> 3;
+        for (int i = 0; i < fullWords; i++) {
+            plane[fromWord + i] = le.getLong(offset + 8 * i);
+        }
+        final int rest = bytes & 7;
+        if (rest != 0) {
+            long w = 0;
+            for (int k = 0; k < rest; k++) {
+                w |= (le.get(offset + 8 * fullWords + k) & 0xFFL) << (8 * k);
+            }
+            plane[fromWord + fullWords] = w;
+        }
+        final int words = (int) ((params + 63) >>> 6);
+        if (words > 0) {
+            final int last = fromWord + words - 1;
+            plane[last] &= validMask(paramCount, last);
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.dlion.codec;
+
+import java.nio.ByteOrder;
+import java.nio.LongBuffer;
+import java.util.Arrays;
+
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.concurrency.AffinityManager;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.DynamicCustomOp;
+import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.Axpy;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.INDArrayIndex;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+
+import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoteRule;
+
+/**
+ * Adds a round's result, scaled by a learning rate, into an update array, on the array's device.
+ * <p>
+ * For parameter j in {@code [from, to)}, with N = {@link RoundResult#voters()}:
+ * <pre>
+ *   update[j] += lr * Delta[j]
+ *   MAJORITY: Delta = tie ? 0 : (sign ? +1 : -1)        code = 2 (sign AND NOT tie) + tie,  Delta = code - 1
+ *             (odd N, no tie words)                    code = sign,                      Delta = 2 (code - 1/2)
+ *   AVERAGE:  Delta = (2k - N) / N                      code = k,                         Delta = (2/N) (code - N/2)
+ * </pre>
+ * Only the packed words cross to the device (one byte per 8 parameters and per plane). There they are
+ * unpacked with ND4J's bitwise ops into one byte per parameter ({@code bitwise_and} with the masks
+ * {@code 128, 64, .., 1} broadcast over the bytes, {@code cyclic_rshift_bits} to move each bit to its plane's
+ * position, {@code bitwise_or} of the planes), cast to the update's type, shifted by the constant above and
+ * added with {@code Axpy} ({@code update += alpha * (code - offset)}, one rounding of the product and one of
+ * the sum). Every worker runs the same ops on the same bits, so all workers apply bit-identical values.
+ * <p>
+ * Work goes in chunks of {@link #CHUNK_WORDS} words through scratch arrays allocated once (per plane count
+ * and update type seen); ranges need no alignment. One instance per worker thread, not thread-safe; call order: construct,
+ * {@link #addScaled} any number of times, {@link #close()}.
+ */
+public final class DeltaApplier implements AutoCloseable {
+
+    /** Words unpacked per batch of device ops (2^20 parameters). */
+    public static final int CHUNK_WORDS = 1 << 14;
+
+    private static final int CHUNK_BYTES = CHUNK_WORDS << 3;
+    private static final int CHUNK_PARAMS = CHUNK_WORDS << 6;
+    private static final int MAX_PLANES = 8;
+
+    private final INDArray[] planeBytes = new INDArray[MAX_PLANES];
+    private final LongBuffer[] planeHost = new LongBuffer[MAX_PLANES];
+    private final INDArray[] rotations = new INDArray[MAX_PLANES];
+    private final INDArray masks;
+    private final INDArray bits;
+    private final INDArray code;
+    private final INDArray[] values = new INDArray[DataType.values().length];
+    private final long[] hostScratch = new long[CHUNK_WORDS];
+    private boolean closed;
+
+    /** Allocates the byte scratch; the value scratch of each update type is allocated at its first use. */
+    public DeltaApplier() {
+        this.masks = Nd4j.createFromArray(new int[] {128, 64, 32, 16, 8, 4, 2, 1}).castTo(DataType.UINT8).reshape(1, 8);
+        this.bits = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
+        this.code = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
+    }
+
+    /**
+     * {@code update[j] += lr * Delta[j]} for j in {@code [from, to)}, with the rule of the class comment.
+     *
+     * @param result the round's result.
+     * @param update the model's flat update vector (rank 1, or a row or column): FLOAT, DOUBLE or HALF;
+     *               parameter j of the result is element j of the vector.
+     * @param from   first parameter of the range.
+     * @param to     parameter after the range's last.
+     * @param lr     learning rate of the range (of its updater block).
+     */
+    public void addScaled(final RoundResult result, final INDArray update, final long from, final long to, final double lr) {
+        if (closed) {
+            throw new IllegalStateException("DeltaApplier is closed");
+        }
+        final DataType type = update.dataType();
+        if (type != DataType.FLOAT && type != DataType.DOUBLE && type != DataType.HALF) {
+            throw new IllegalArgumentException("update must be FLOAT, DOUBLE or HALF, got " + type);
+        }
+        if (!update.isVectorOrScalar()) {
+            throw new IllegalArgumentException("update must be a vector, got shape " + Arrays.toString(update.shape()));
+        }
+        if (from < 0 || to < from || to > result.paramCount() || to > update.length()) {
+            throw new IllegalArgumentException("bad range [" + from + ", " + to + ") for " + result.paramCount()
+                + " parameters and an update of length " + update.length());
+        }
+        if (from == to) {
+            return;
+        }
+        final long[][] planes;
+        final double alpha;
+        final double offset;
+        final int voters = result.voters();
+        if (result.rule() == VoteRule.MAJORITY) {
+            if (result.tie() == null) {
+                planes = new long[][] {result.sign()};
+                alpha = 2.0 * lr;
+                offset = 0.5;
+            } else {
+                planes = new long[][] {result.tie(), null};
+                alpha = lr;
+                offset = 1.0;
+            }
+        } else {
+            final int count = VoteAggregator.planes(voters);
+            planes = new long[count][];
+            System.arraycopy(result.countPlanes(), 0, planes, 0, count);
+            alpha = 2.0 * lr / voters;
+            offset = voters / 2.0;
+        }
+        final int fromWord = (int) (from >>> 6);
+        final int toWord = (int) ((to + 63) >>> 6);
+        for (int w0 = fromWord; w0 < toWord; w0 += CHUNK_WORDS) {
+            final int w1 = Math.min(toWord, w0 + CHUNK_WORDS);
+            if (planes.length == 2 && planes[1] == null) {
+                final long[] sign = result.sign();
+                final long[] tie = result.tie();
+                for (int w = w0; w < w1; w++) {
+                    hostScratch[w - w0] = sign[w] & ~tie[w];
+                }
+            }
+            applyChunk(planes, w0, w1, update, Math.max(from, (long) w0 << 6), Math.min(to, (long) w1 << 6), alpha, offset);
+        }
+    }
+
+    private void applyChunk(final long[][] planes, final int w0, final int w1, final INDArray update, final long lo, final long hi,
+        final double alpha, final double offset) {
+        final int words = w1 - w0;
+        final long bytes = (long) words << 3;
+        final long params = (long) words << 6;
+        final INDArray bitsView = bits.get(NDArrayIndex.interval(0, params)).reshape(bytes, 8);
+        final INDArray codeView = code.get(NDArrayIndex.interval(0, params)).reshape(bytes, 8);
+        for (int p = 0; p < planes.length; p++) {
+            final INDArray device = planeBytes(p);
+            Nd4j.getAffinityManager().ensureLocation(device, AffinityManager.Location.HOST);
+            if (planes[p] == null) {
+                planeHost[p].put(0, hostScratch, 0, words);
+            } else {
+                planeHost[p].put(0, planes[p], w0, words);
+            }
+            Nd4j.getAffinityManager().tagLocation(device, AffinityManager.Location.HOST);
+            final INDArray packedView = device.get(NDArrayIndex.interval(0, bytes)).reshape(bytes, 1);
+            final INDArray target = p == 0 ? codeView : bitsView;
+            Nd4j.exec(DynamicCustomOp.builder("bitwise_and").addInputs(packedView, masks).addOutputs(target).build());
+            Nd4j.exec(DynamicCustomOp.builder("cyclic_rshift_bits").addInputs(target, rotation(p)).addOutputs(target).build());
+            if (p > 0) {
+                Nd4j.exec(DynamicCustomOp.builder("bitwise_or").addInputs(codeView, bitsView).addOutputs(codeView).build());
+            }
+        }
+        final long base = (long) w0 << 6;
+        final INDArray valuesView = values(update.dataType()).get(NDArrayIndex.interval(lo - base, hi - base));
+        valuesView.assign(code.get(NDArrayIndex.interval(lo - base, hi - base)));
+        valuesView.subi(offset);
+        final INDArray target = update.get(rangeIndex(update, lo, hi));
+        final INDArray flatTarget = target.rank() == 1 ? target : target.reshape(hi - lo);
+        Nd4j.exec(new Axpy(valuesView, flatTarget, flatTarget, alpha));
+    }
+
+    private static INDArrayIndex[] rangeIndex(final INDArray update, final long lo, final long hi) {
+        if (update.rank() == 1) {
+            return new INDArrayIndex[] {NDArrayIndex.interval(lo, hi)};
+        }
+        if (update.size(0) == 1) {
+            return new INDArrayIndex[] {NDArrayIndex.point(0), NDArrayIndex.interval(lo, hi)};
+        }
+        return new INDArrayIndex[] {NDArrayIndex.interval(lo, hi), NDArrayIndex.point(0)};
+    }
+
+    private INDArray values(final DataType type) {
+        final int i = type.ordinal();
+        if (values[i] == null) {
+            values[i] = Nd4j.create(type, CHUNK_PARAMS);
+        }
+        return values[i];
+    }
+
+    private INDArray planeBytes(final int plane) {
+        if (planeBytes[plane] == null) {
+            planeBytes[plane] = Nd4j.create(DataType.UINT8, CHUNK_BYTES);
+            planeHost[plane] = planeBytes[plane].data().asNio().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+        }
+        return planeBytes[plane];
+    }
+
+    /** Rotation that moves bit {@code 7 - k} (parameter k of a byte) to bit {@code plane}. */
+    private INDArray rotation(final int plane) {
+        if (rotations[plane] == null) {
+            final byte[] shifts = new byte[8];
+            for (int k = 0; k < 8; k++) {
+                shifts[k] = (byte) Math.floorMod(7 - k - plane, 8);
+            }
+            rotations[plane] = Nd4j.createFromArray(shifts).castTo(DataType.UINT8).reshape(1, 8);
+        }
+        return rotations[plane];
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            for (final INDArray a : planeBytes) {
+                if (a != null) {
+                    a.close();
+                }
+            }
+            for (final INDArray a : rotations) {
+                if (a != null) {
+                    a.close();
+                }
+            }
+            masks.close();
+            bits.close();
+            code.close();
+            for (final INDArray a : values) {
+                if (a != null) {
+                    a.close();
+                }
+            }
+        }
+    }
+}

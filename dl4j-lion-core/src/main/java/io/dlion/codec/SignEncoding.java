@@ -1,0 +1,69 @@
+package io.dlion.codec;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Majority vote with an odd number of voters (no tie is possible): the sign words themselves,
+ * exactly 1 bit per parameter.
+ * <pre>
+ *   bytes(chunk) = ceil(params_in_chunk / 8)      the packed bytes, in order
+ * </pre>
+ * Any word range is a valid chunk ({@link #wordAlignment()} is 1), and the chunks' bytes concatenated in
+ * word order are the whole vector's encoding.
+ */
+public final class SignEncoding implements DownlinkEncoding {
+
+    /** The only instance. */
+    public static final SignEncoding INSTANCE = new SignEncoding();
+
+    private SignEncoding() {
+    }
+
+    @Override
+    public double bitsPerParameter() {
+        return 1.0;
+    }
+
+    @Override
+    public int planes() {
+        return 1;
+    }
+
+    @Override
+    public int wordAlignment() {
+        return 1;
+    }
+
+    @Override
+    public int encodedLength(final long paramCount, final int fromWord, final int toWord) {
+        return (int) ((BitPlanes.chunkParams(paramCount, fromWord, toWord, 1) + 7) >>> 3);
+    }
+
+    @Override
+    public long encodedLength(final long paramCount) {
+        return (paramCount + 7) >>> 3;
+    }
+
+    @Override
+    public int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final ByteBuffer dst,
+        final int offset) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planes, 1, toWord);
+        BitPlanes.putPlane(planes[0], fromWord, params, dst, offset);
+        return (int) ((params + 7) >>> 3);
+    }
+
+    @Override
+    public int decode(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planesOut) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planesOut, 1, toWord);
+        BitPlanes.getPlane(src, offset, paramCount, fromWord, params, planesOut[0]);
+        return (int) ((params + 7) >>> 3);
+    }
+
+    @Override
+    public String toString() {
+        return "SignEncoding[1 bit/param]";
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * The sign codec of Distributed Lion: packing a worker's vote vector into one bit per parameter on the
+ * device ({@link io.dlion.codec.SignPacker}), adding a round's result into the update on the device
+ * ({@link io.dlion.codec.DeltaApplier}), and the down-link encodings of a result
+ * ({@link io.dlion.codec.DownlinkEncoding}: {@link io.dlion.codec.SignEncoding} 1 bit,
+ * {@link io.dlion.codec.TernaryEncoding} 1.6 bits, {@link io.dlion.codec.CountEncoding}
+ * ceil(log2(N + 1)) bits per parameter).
+ * <p>
+ * All host-side vectors use the packed layout of {@link io.dlion.exchange.RoundResult}: {@code long[]} words,
+ * parameter j in word {@code j >>> 6}, byte {@code (j >>> 3) & 7} (little-endian), bit {@code 7 - (j & 7)};
+ * padding bits past the parameter count are zero. No transport is involved here.
+ */
+package io.dlion.codec;
