@@ -76,8 +76,7 @@ public final class AeronVoteExchange implements VoteExchange {
     public AeronVoteExchange(final Context ctx) {
         this.ctx = ctx.conclude();
         this.totalWords = (int)((ctx.paramCount + 63) >>> 6);
-        final int tailBits = (int)(ctx.paramCount & 63);
-        this.lastWordMask = tailBits == 0 ? -1L : -1L << (64 - tailBits);
+        this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
         this.vote = new long[totalWords];
         this.shards = new ShardState[ctx.shards.size()];
         WorkerCounters cnt = null;

@@ -78,8 +78,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.workers = ctx.workers;
         this.allWorkersMask = workers == Long.SIZE ? -1L : (1L << workers) - 1;
         this.majority = ctx.rule == VoteRule.MAJORITY;
-        final int tailBits = (int)(layout.toParam() & 63);
-        this.lastWordMask = layout.toParam() == layout.paramCount() && tailBits != 0 ? -1L << (64 - tailBits) : -1L;
+        this.lastWordMask = layout.toParam() == layout.paramCount() ? ChunkLayout.lastWordMask(layout.paramCount()) : -1L;
         this.ternaryScratch = new byte[ctx.chunkWords * Long.SIZE / Encoding.TRITS_PER_BYTE];
 
         Subscription sub = null;

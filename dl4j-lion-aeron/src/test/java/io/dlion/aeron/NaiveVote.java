@@ -28,9 +28,8 @@ final class NaiveVote {
             for (int w = 0; w < words; w++) {
                 vote[w] = random.nextLong();
             }
-            final int tail = (int)(params & 63);
-            if (tail != 0) {
-                vote[words - 1] &= -1L << (64 - tail);
+            for (long j = params; j < (long)words << 6; j++) {
+                vote[words - 1] &= ~(1L << (((j >>> 3) & 7) * 8 + 7 - (j & 7)));
             }
         }
         return votes;
@@ -69,5 +68,40 @@ final class NaiveVote {
                 assertEquals(k, got, "count of param " + j);
             }
         }
+    }
+
+    /** Build the reference result of one round bit by bit. */
+    static RoundResult reference(final long round, final long[][] votes, final long params, final VoteRule rule) {
+        final int n = votes.length;
+        final int words = (int)((params + 63) >>> 6);
+        final long mask = n == 64 ? -1L : (1L << n) - 1;
+        if (rule == VoteRule.MAJORITY) {
+            final long[] sign = new long[words];
+            final long[] tie = (n & 1) == 0 ? new long[words] : null;
+            for (long j = 0; j < params; j++) {
+                final int k = count(votes, j);
+                if (2 * k > n) {
+                    set(sign, j);
+                } else if (2 * k == n) {
+                    set(tie, j);
+                }
+            }
+            return RoundResult.majority(round, params, n, mask, sign, tie);
+        }
+        final int planes = 32 - Integer.numberOfLeadingZeros(n);
+        final long[][] counts = new long[planes][words];
+        for (long j = 0; j < params; j++) {
+            final int k = count(votes, j);
+            for (int p = 0; p < planes; p++) {
+                if (((k >>> p) & 1) != 0) {
+                    set(counts[p], j);
+                }
+            }
+        }
+        return RoundResult.average(round, params, n, mask, counts);
+    }
+
+    private static void set(final long[] words, final long j) {
+        words[(int)(j >>> 6)] |= 1L << (((j >>> 3) & 7) * 8 + 7 - (j & 7));
     }
 }

@@ -62,6 +62,7 @@ class TransportSystemTest {
         "3, MAJORITY, 100003",
         "4, MAJORITY, 64000",
         "5, MAJORITY, 99999",
+        "3, MAJORITY, 200003",
         "3, AVERAGE, 100001",
         "4, AVERAGE, 100000",
         "8, AVERAGE, 70007"
@@ -107,6 +108,44 @@ class TransportSystemTest {
             new ShardEndpoint(1, split, -1, ipc, 1703, ipc, 1704));
         connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
         runAndCheck(n, params, VoteRule.MAJORITY, 2);
+    }
+
+    @Test
+    void shouldMatchNaiveVoteOverUdpWhenWorkersRunRoundsWithoutBarrier() throws Exception {
+        final int n = 3;
+        final long params = 200_003;
+        final int rounds = 4;
+        final int votePort = TestPorts.freeUdpPort();
+        final int controlPort = TestPorts.freeUdpPort();
+        startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort), 1701,
+            Channels.udpResultsPublication("127.0.0.1", controlPort, n), 1702);
+        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort), 1701,
+            Channels.udpResultsSubscription("127.0.0.1", controlPort, "127.0.0.1"), 1702));
+        connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
+        final List<Future<List<RoundResult>>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final int id = i;
+            futures.add(pool.submit(() -> {
+                final List<RoundResult> results = new ArrayList<>();
+                for (int r = 0; r < rounds; r++) {
+                    workers.get(id).submit(r, SyntheticVotes.vote(17, r, id, params), params);
+                    results.add(workers.get(id).await(r, 10_000));
+                }
+                return results;
+            }));
+        }
+        for (final Future<List<RoundResult>> future : futures) {
+            final List<RoundResult> results = future.get(20, TimeUnit.SECONDS);
+            for (int r = 0; r < rounds; r++) {
+                final long[][] votes = new long[n][];
+                for (int i = 0; i < n; i++) {
+                    votes[i] = SyntheticVotes.vote(17, r, i, params);
+                }
+                NaiveVote.assertMatches(votes, params, VoteRule.MAJORITY, results.get(r));
+                assertEquals(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, VoteRule.MAJORITY)),
+                    SyntheticVotes.digest(results.get(r)), "digest of round " + r);
+            }
+        }
     }
 
     private void startServer(final int shard, final int n, final long params, final VoteRule rule, final long from, final long to,

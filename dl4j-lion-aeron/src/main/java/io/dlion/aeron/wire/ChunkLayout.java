@@ -85,6 +85,23 @@ public final class ChunkLayout {
         return (length + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT;
     }
 
+    /**
+     * @param paramCount parameters of a vector.
+     * @return mask of the bits of the vector's last word that hold parameters, in the packed layout (parameter
+     *     {@code j} at bit {@code 8 * ((j >>> 3) & 7) + 7 - (j & 7)}); -1 when the last word is full.
+     */
+    public static long lastWordMask(final long paramCount) {
+        final int tail = (int)(paramCount & 63);
+        if (tail == 0) {
+            return -1L;
+        }
+        long mask = 0;
+        for (int j = 0; j < tail; j++) {
+            mask |= 1L << (((j >>> 3) << 3) + 7 - (j & 7));
+        }
+        return mask;
+    }
+
     public long paramCount() {
         return paramCount;
     }
