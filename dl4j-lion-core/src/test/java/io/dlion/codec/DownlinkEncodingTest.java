@@ -1,0 +1,190 @@
+package io.dlion.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoteRule;
+
+class DownlinkEncodingTest {
+
+    private static final long[] LENGTHS = {0, 1, 7, 8, 63, 64, 65, 319, 320, 321, 100_000};
+
+    static Stream<Integer> voterCounts() {
+        return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 64, 255));
+    }
+
+    @ParameterizedTest
+    @MethodSource("voterCounts")
+    void shouldRoundTripMajorityAndAverageWithExactSizes(final int voters) {
+        final Random random = new Random(voters);
+        for (final long n : LENGTHS) {
+            if (n == 100_000 && voters % 8 != 0 && voters > 2) {
+                continue;
+            }
+            final int words = TestBits.words(n);
+            final long[][] votes = new long[voters][];
+            for (int v = 0; v < voters; v++) {
+                votes[v] = TestBits.random(random, n);
+            }
+            final long[] sign = new long[words];
+            final long[] tie = new long[words];
+            VoteAggregator.majority(votes, voters, 0, words, sign, tie);
+            final DownlinkEncoding majority = DownlinkEncoding.of(VoteRule.MAJORITY, voters);
+            final long[][] majorityPlanes = (voters & 1) == 1 ? new long[][] {sign} : new long[][] {sign, tie};
+            assertSame((voters & 1) == 1 ? SignEncoding.INSTANCE : TernaryEncoding.INSTANCE, majority);
+            final long majorityBytes = roundTrip(majority, majorityPlanes, n);
+            if ((voters & 1) == 1) {
+                assertEquals((n + 7) / 8, majorityBytes, "1 bit/param, n=" + n);
+                assertEquals(1.0, majority.bitsPerParameter());
+            } else {
+                assertEquals((n + 4) / 5, majorityBytes, "1.6 bits/param, n=" + n);
+                assertEquals(1.6, majority.bitsPerParameter());
+                assertTrue(8.0 * majorityBytes <= 1.6 * n + 8, "ternary size n=" + n);
+            }
+
+            final int planes = VoteAggregator.planes(voters);
+            final long[][] counts = new long[planes][words];
+            VoteAggregator.count(votes, voters, 0, words, counts);
+            final DownlinkEncoding average = DownlinkEncoding.of(VoteRule.AVERAGE, voters);
+            final long averageBytes = roundTrip(average, counts, n);
+            final int expectedBits = (int) Math.ceil(Math.log(voters + 1) / Math.log(2) - 1e-12);
+            assertEquals(expectedBits, average.bitsPerParameter(), "ceil(log2(N+1)) for N=" + voters);
+            assertEquals(expectedBits * ((n + 7) / 8), averageBytes, "count size n=" + n);
+        }
+    }
+
+    @Test
+    void shouldMeasureExactBitsPerParameterOnAMultipleOf40() {
+        final long n = 40 * 1000;
+        assertEquals(1.0, 8.0 * SignEncoding.INSTANCE.encodedLength(n) / n);
+        assertEquals(1.6, 8.0 * TernaryEncoding.INSTANCE.encodedLength(n) / n, 1e-12);
+        assertEquals(4.0, 8.0 * new CountEncoding(8).encodedLength(n) / n);
+        assertEquals(6.0, 8.0 * new CountEncoding(32).encodedLength(n) / n);
+        assertEquals(7.0, 8.0 * new CountEncoding(64).encodedLength(n) / n);
+    }
+
+    @Test
+    void shouldEncodeAndDecodeChunksIndependently() {
+        final Random random = new Random(11);
+        final long n = 64 * 5 * 7 + 29;
+        final int words = TestBits.words(n);
+        final long[] sign = new long[words];
+        final long[] tie = TestBits.random(random, n);
+        final long[] s = TestBits.random(random, n);
+        for (int w = 0; w < words; w++) {
+            sign[w] = s[w] & ~tie[w];
+        }
+        final long[][] counts = {TestBits.random(random, n), TestBits.random(random, n), TestBits.random(random, n)};
+        final DownlinkEncoding[] encodings = {SignEncoding.INSTANCE, TernaryEncoding.INSTANCE, new CountEncoding(7)};
+        final long[][][] inputs = {{sign}, {sign, tie}, counts};
+        for (int e = 0; e < encodings.length; e++) {
+            final DownlinkEncoding encoding = encodings[e];
+            final int[] bounds = {0, 5, 10, 25, words};
+            final long[][] out = new long[encoding.planes()][words];
+            int total = 0;
+            for (int i = bounds.length - 2; i >= 0; i--) {
+                final int length = encoding.encodedLength(n, bounds[i], bounds[i + 1]);
+                final ByteBuffer frame = ByteBuffer.allocate(length + 3);
+                assertEquals(length, encoding.encode(inputs[e], n, bounds[i], bounds[i + 1], frame, 3));
+                assertEquals(length, encoding.decode(frame, 3, n, bounds[i], bounds[i + 1], out));
+                total += length;
+            }
+            for (int p = 0; p < encoding.planes(); p++) {
+                assertArrayEquals(inputs[e][p], out[p], encoding + " plane " + p);
+            }
+            final long whole = encoding.encodedLength(n);
+            assertTrue(total >= whole && total <= whole + encoding.planes() * 4L, encoding + " chunk sizes " + total + " vs " + whole);
+        }
+    }
+
+    @Test
+    void shouldRequireTernaryChunksAlignedToFiveWords() {
+        final long n = 64 * 20;
+        final long[][] planes = {new long[20], new long[20]};
+        final ByteBuffer buffer = ByteBuffer.allocate(1000);
+        assertThrows(IllegalArgumentException.class, () -> TernaryEncoding.INSTANCE.encode(planes, n, 3, 10, buffer, 0));
+        assertThrows(IllegalArgumentException.class, () -> TernaryEncoding.INSTANCE.encode(planes, n, 5, 12, buffer, 0));
+        assertEquals(64, TernaryEncoding.INSTANCE.encode(planes, n, 5, 10, buffer, 0));
+    }
+
+    @Test
+    void shouldRejectAnInvalidTernaryByte() {
+        final ByteBuffer buffer = ByteBuffer.wrap(new byte[] {0, (byte) 243});
+        assertThrows(IllegalArgumentException.class,
+            () -> TernaryEncoding.INSTANCE.decode(buffer, 0, 10, 0, 1, new long[][] {new long[1], new long[1]}));
+    }
+
+    @Test
+    void shouldEncodeTritsAsDocumented() {
+        final long n = 5;
+        final long[] sign = new long[1];
+        final long[] tie = new long[1];
+        TestBits.set(sign, 0, true);
+        TestBits.set(tie, 1, true);
+        TestBits.set(sign, 4, true);
+        final ByteBuffer buffer = ByteBuffer.allocate(1);
+        TernaryEncoding.INSTANCE.encode(new long[][] {sign, tie}, n, 0, 1, buffer, 0);
+        assertEquals(2 + 3 * 1 + 9 * 0 + 27 * 0 + 81 * 2, buffer.get(0) & 0xFF);
+    }
+
+    @Test
+    void shouldRoundTripAResultAndCountItsBytes() {
+        final long n = 1001;
+        final Random random = new Random(2);
+        final long[] sign = TestBits.random(random, n);
+        final long[] tie = TestBits.random(random, n);
+        for (int w = 0; w < sign.length; w++) {
+            sign[w] &= ~tie[w];
+        }
+        final RoundResult even = RoundResult.majority(4, n, 6, 0x3F, sign, tie);
+        final RoundResult evenBack = DownlinkEncoding.roundTrip(even);
+        assertArrayEquals(sign, evenBack.sign());
+        assertArrayEquals(tie, evenBack.tie());
+        assertEquals(4, evenBack.round());
+        assertEquals(6, evenBack.voters());
+        assertEquals(0x3F, evenBack.voterMask());
+        assertEquals((n + 4) / 5, DownlinkEncoding.encodedBytes(even));
+        final RoundResult odd = RoundResult.majority(4, n, 5, 0x1F, sign, null);
+        assertArrayEquals(sign, DownlinkEncoding.roundTrip(odd).sign());
+        assertEquals((n + 7) / 8, DownlinkEncoding.encodedBytes(odd));
+        final long[][] planes = {sign, tie, TestBits.random(random, n)};
+        final RoundResult average = RoundResult.average(4, n, 5, 0x1F, planes);
+        final RoundResult averageBack = DownlinkEncoding.roundTrip(average);
+        for (int p = 0; p < 3; p++) {
+            assertArrayEquals(planes[p], averageBack.countPlanes()[p]);
+        }
+        assertEquals(3 * ((n + 7) / 8), DownlinkEncoding.encodedBytes(average));
+    }
+
+    private static long roundTrip(final DownlinkEncoding encoding, final long[][] planes, final long n) {
+        final int words = TestBits.words(n);
+        final int length = encoding.encodedLength(n, 0, words);
+        assertEquals(length, encoding.encodedLength(n));
+        final ByteBuffer buffer = ByteBuffer.allocate(length + 2);
+        assertEquals(length, encoding.encode(planes, n, 0, words, buffer, 1));
+        final long[][] out = new long[encoding.planes()][words];
+        for (final long[] plane : out) {
+            Arrays.fill(plane, -1L);
+        }
+        assertEquals(length, encoding.decode(buffer, 1, n, 0, words, out));
+        for (int p = 0; p < encoding.planes(); p++) {
+            assertArrayEquals(planes[p], out[p], encoding + " plane " + p + " n=" + n);
+        }
+        return length;
+    }
+}
