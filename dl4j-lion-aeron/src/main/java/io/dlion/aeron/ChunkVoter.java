@@ -1,13 +1,13 @@
 package io.dlion.aeron;
 
+import io.dlion.vote.VoteAggregator;
 import org.agrona.DirectBuffer;
 
 /**
  * Votes one chunk and packs or unpacks its result body. The one place the transport touches the vote and the
  * down-link encodings; everything here works on chunk-local word arrays (word 0 = first word of the chunk).
  * <p>
- * Counting is bit-sliced: the +1 votes of 64 parameters are added as bit planes with a ripple-carry adder,
- * one word of every voter at a time, so a chunk costs {@code voters * planes} word operations per word.
+ * The vote itself is core's {@link VoteAggregator}.
  * {@link io.dlion.aeron.wire.Encoding#TERNARY} maps Delta -1, 0, +1 to the digits 0, 1, 2 and packs five
  * parameters per byte, parameter {@code 5g + i} of the chunk as digit {@code i} (weight {@code 3^i}) of byte
  * {@code g}.
@@ -19,7 +19,7 @@ final class ChunkVoter {
     }
 
     /**
-     * Count the +1 votes of each parameter as bit planes.
+     * Count the +1 votes of each parameter as bit planes ({@link VoteAggregator#count}).
      *
      * @param votes     one word array per voter.
      * @param voters    how many of {@code votes} to count.
@@ -27,24 +27,12 @@ final class ChunkVoter {
      * @param planesOut at least {@code bitsFor(voters)} arrays of at least {@code words} words, overwritten.
      */
     static void count(final long[][] votes, final int voters, final int words, final long[][] planesOut) {
-        final int planes = 32 - Integer.numberOfLeadingZeros(voters);
-        for (int w = 0; w < words; w++) {
-            for (int p = 0; p < planes; p++) {
-                planesOut[p][w] = 0;
-            }
-            for (int v = 0; v < voters; v++) {
-                long carry = votes[v][w];
-                for (int p = 0; p < planes && carry != 0; p++) {
-                    final long plane = planesOut[p][w];
-                    planesOut[p][w] = plane ^ carry;
-                    carry &= plane;
-                }
-            }
-        }
+        VoteAggregator.count(votes, voters, 0, words, planesOut);
     }
 
     /**
-     * Majority vote: sign bit set where more than half voted +1, tie bit set where exactly half did.
+     * Majority vote ({@link VoteAggregator#majority}): sign bit set where more than half voted +1, tie bit set
+     * where exactly half did.
      *
      * @param votes   one word array per voter.
      * @param voters  how many of {@code votes} to count.
@@ -54,40 +42,7 @@ final class ChunkVoter {
      * @return number of tied parameters.
      */
     static int majority(final long[][] votes, final int voters, final int words, final long[] signOut, final long[] tieOut) {
-        final int planes = 32 - Integer.numberOfLeadingZeros(voters);
-        final long[] count = new long[planes];
-        final int half = voters >>> 1;
-        final boolean even = (voters & 1) == 0;
-        int ties = 0;
-        for (int w = 0; w < words; w++) {
-            java.util.Arrays.fill(count, 0L);
-            for (int v = 0; v < voters; v++) {
-                long carry = votes[v][w];
-                for (int p = 0; p < planes && carry != 0; p++) {
-                    final long plane = count[p];
-                    count[p] = plane ^ carry;
-                    carry &= plane;
-                }
-            }
-            long greater = 0;
-            long equal = -1L;
-            for (int p = planes - 1; p >= 0; p--) {
-                if (((half >>> p) & 1) == 0) {
-                    greater |= equal & count[p];
-                    equal &= ~count[p];
-                } else {
-                    equal &= count[p];
-                }
-            }
-            signOut[w] = greater;
-            if (even) {
-                tieOut[w] = equal;
-                ties += Long.bitCount(equal);
-            } else if (tieOut != null) {
-                tieOut[w] = 0;
-            }
-        }
-        return ties;
+        return VoteAggregator.majority(votes, voters, 0, words, signOut, tieOut);
     }
 
     /**
