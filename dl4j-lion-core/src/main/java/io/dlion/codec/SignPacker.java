@@ -36,7 +36,8 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * preallocated device buffer and packed the same way; the padding bits past n are cleared on the host.
  * The NaN/Inf check costs one read of c: a BLAS dot product {@code c . c} (FLOAT, DOUBLE) is finite exactly
  * when no value is NaN or infinite, unless it overflows; only a non-finite dot product (or HALF data, which
- * BLAS does not cover) pays for an exact count.
+ * BLAS does not cover) pays for an exact count, of the values with {@code |c| < Inf} (a comparison is false
+ * for NaN; ND4J 1.0.0-M2.1's own NaN test misses NaN in HALF arrays).
  * <p>
  * Output layout: the packed layout of {@link io.dlion.exchange.RoundResult}, {@code (n + 63) / 64} words.
  * One instance per worker thread, sized once; not thread-safe. Call order: construct, {@link #pack} per
@@ -148,7 +149,9 @@ public final class SignPacker implements AutoCloseable {
         if (dataType != DataType.HALF && Double.isFinite(Nd4j.getBlasWrapper().dot(flat, flat))) {
             return;
         }
-        final long nonFinite = Nd4j.getExecutioner().exec(new MatchCondition(flat, Conditions.notFinite())).getLong(0);
+        final long finite = Nd4j.getExecutioner()
+            .exec(new MatchCondition(flat, Conditions.absLessThan(Double.POSITIVE_INFINITY))).getLong(0);
+        final long nonFinite = paramCount - finite;
         if (nonFinite > 0) {
             throw new NonFiniteVoteException(round, nonFinite, paramCount);
         }
