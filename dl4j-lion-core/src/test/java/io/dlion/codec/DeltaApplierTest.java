@@ -1,0 +1,172 @@
+package io.dlion.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Arrays;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteAggregator;
+
+class DeltaApplierTest {
+
+    enum Type {
+        FLOAT(DataType.FLOAT, 1e-6), DOUBLE(DataType.DOUBLE, 1e-14), HALF(DataType.HALF, 2e-3);
+        final DataType dataType;
+        final double relTol;
+
+        Type(final DataType dataType, final double relTol) {
+            this.dataType = dataType;
+            this.relTol = relTol;
+        }
+    }
+
+    private static final int[] VOTERS = {1, 2, 3, 4, 5, 8, 9, 16, 33, 48, 64, 255};
+    private static final long[] LENGTHS = {1, 7, 8, 63, 64, 65, 1000};
+
+    @ParameterizedTest
+    @EnumSource(Type.class)
+    void shouldAddScaledMajorityAndAverageLikeNaiveReference(final Type type) {
+        final Random random = new Random(17);
+        try (DeltaApplier applier = new DeltaApplier()) {
+            for (final int voters : VOTERS) {
+                for (final long n : LENGTHS) {
+                    final long[][] votes = votes(random, voters, n);
+                    final int words = TestBits.words(n);
+                    final long[] sign = new long[words];
+                    final long[] tie = (voters & 1) == 0 ? new long[words] : null;
+                    VoteAggregator.majority(votes, voters, 0, words, sign, tie);
+                    check(applier, type, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, 0, n);
+                    final long[][] planes = new long[VoteAggregator.planes(voters)][words];
+                    VoteAggregator.count(votes, voters, 0, words, planes);
+                    check(applier, type, RoundResult.average(0, n, voters, 0, planes), votes, random, 0, n);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Type.class)
+    void shouldTouchOnlyTheRangeForUnalignedRanges(final Type type) {
+        final Random random = new Random(23);
+        final long n = 1000;
+        final long[][] ranges = {{0, 1}, {3, 4}, {5, 13}, {7, 71}, {64, 128}, {65, 999}, {500, 1000}, {999, 1000}, {10, 10}};
+        try (DeltaApplier applier = new DeltaApplier()) {
+            for (final int voters : new int[] {3, 4, 7}) {
+                final long[][] votes = votes(random, voters, n);
+                final int words = TestBits.words(n);
+                final long[] sign = new long[words];
+                final long[] tie = (voters & 1) == 0 ? new long[words] : null;
+                VoteAggregator.majority(votes, voters, 0, words, sign, tie);
+                final long[][] planes = new long[VoteAggregator.planes(voters)][words];
+                VoteAggregator.count(votes, voters, 0, words, planes);
+                for (final long[] range : ranges) {
+                    check(applier, type, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, range[0], range[1]);
+                    check(applier, type, RoundResult.average(0, n, voters, 0, planes), votes, random, range[0], range[1]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldApplyALargeVectorAcrossChunks() {
+        final Random random = new Random(29);
+        final long n = 2L * DeltaApplier.CHUNK_WORDS * 64 + 1001;
+        final int voters = 6;
+        final long[][] votes = votes(random, voters, n);
+        final int words = TestBits.words(n);
+        final long[] sign = new long[words];
+        final long[] tie = new long[words];
+        VoteAggregator.majority(votes, voters, 0, words, sign, tie);
+        try (DeltaApplier applier = new DeltaApplier()) {
+            check(applier, Type.FLOAT, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, 17, n - 5);
+        }
+    }
+
+    @Test
+    void shouldIgnoreTheSignBitUnderATie() {
+        final long n = 16;
+        final long[] sign = {-1L};
+        final long[] tie = new long[1];
+        TestBits.set(tie, 2, true);
+        final INDArray update = Nd4j.create(DataType.DOUBLE, n);
+        try (DeltaApplier applier = new DeltaApplier()) {
+            applier.addScaled(RoundResult.majority(0, n, 2, 3, sign, tie), update, 0, n, 0.5);
+        }
+        final double[] expected = new double[(int) n];
+        Arrays.fill(expected, 0.5);
+        expected[2] = 0;
+        assertArrayEquals(expected, update.toDoubleVector());
+    }
+
+    @Test
+    void shouldAcceptRowVectorsAndRejectBadRanges() {
+        final long n = 100;
+        final long[] sign = new long[2];
+        TestBits.set(sign, 99, true);
+        final INDArray row = Nd4j.create(DataType.FLOAT, 1, n);
+        try (DeltaApplier applier = new DeltaApplier()) {
+            final RoundResult result = RoundResult.majority(0, n, 1, 1, sign, null);
+            applier.addScaled(result, row, 98, 100, 2.0);
+            assertEquals(-2.0, row.getDouble(0, 98));
+            assertEquals(2.0, row.getDouble(0, 99));
+            assertEquals(0.0, row.getDouble(0, 97));
+            assertThrows(IllegalArgumentException.class, () -> applier.addScaled(result, row, 5, 101, 1.0));
+            assertThrows(IllegalArgumentException.class, () -> applier.addScaled(result, row, 6, 5, 1.0));
+            assertThrows(IllegalArgumentException.class, () -> applier.addScaled(result, Nd4j.create(DataType.INT32, n), 0, 5, 1.0));
+        }
+    }
+
+    private static long[][] votes(final Random random, final int voters, final long n) {
+        final long[][] votes = new long[voters][];
+        for (int v = 0; v < voters; v++) {
+            votes[v] = TestBits.random(random, n);
+        }
+        return votes;
+    }
+
+    /** Applies the result to a random update and compares with lr * Delta computed from the raw votes. */
+    private static void check(final DeltaApplier applier, final Type type, final RoundResult result, final long[][] votes,
+        final Random random, final long from, final long to) {
+        final long n = result.paramCount();
+        final double lr = 1e-3 * (1 + random.nextInt(9));
+        final double[] start = new double[(int) n];
+        for (int i = 0; i < n; i++) {
+            start[i] = random.nextGaussian() * 1e-2;
+        }
+        final INDArray update = Nd4j.createFromArray(start).castTo(type.dataType);
+        final double[] before = update.toDoubleVector();
+        applier.addScaled(result, update, from, to, lr);
+        final double[] after = update.toDoubleVector();
+        final int voters = result.voters();
+        for (int j = 0; j < n; j++) {
+            double expected = before[j];
+            if (j >= from && j < to) {
+                int k = 0;
+                for (int v = 0; v < voters; v++) {
+                    k += TestBits.get(votes[v], j) ? 1 : 0;
+                }
+                final double delta;
+                if (result.countPlanes() != null) {
+                    delta = (2.0 * k - voters) / voters;
+                } else {
+                    delta = Integer.signum(2 * k - voters);
+                }
+                expected += lr * delta;
+                assertEquals(expected, after[j], type.relTol * (Math.abs(before[j]) + 2 * lr),
+                    result.rule() + " N=" + voters + " n=" + n + " j=" + j + " range [" + from + ", " + to + ")");
+            } else {
+                assertEquals(before[j], after[j], 0.0, "outside the range: j=" + j);
+            }
+        }
+    }
+}
