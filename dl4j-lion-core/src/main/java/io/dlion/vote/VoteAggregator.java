@@ -29,7 +29,7 @@ public final class VoteAggregator {
     /** Largest number of voters supported: counts must fit the 8 planes of the down-link encodings. */
     public static final int MAX_VOTERS = 255;
 
-    private static final int BLOCK_WORDS = 256;
+    private static final int BLOCK_WORDS = 1024;
     private static final AtomicReferenceArray<AdderTree> TREES = new AtomicReferenceArray<>(MAX_VOTERS + 1);
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
