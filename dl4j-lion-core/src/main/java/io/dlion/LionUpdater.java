@@ -3,6 +3,7 @@ package io.dlion;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.dlion.dist.ReplicaBinder;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.Axpy;
 import org.nd4j.linalg.api.ops.impl.transforms.same.Sign;
@@ -26,7 +27,7 @@ import org.nd4j.linalg.learning.GradientUpdater;
  * and lets the step reuse the gradient buffer for {@code c} instead of a temporary.
  * <p>
  * <b>Distributed mode.</b> When a {@link io.dlion.dist.DLionAccumulator} binds a vote target with
- * {@link #bindVoteTarget(INDArray)}, the step writes {@code c} into that target (the worker's vote,
+ * {@link #bindVoteTarget(INDArray)} (directly, or through {@link ReplicaBinder} on a replica thread), the step writes {@code c} into that target (the worker's vote,
  * Algorithm 1 of Distributed Lion), updates {@code m} locally and leaves zero in the gradient, so that
  * what DL4J adds afterwards (decoupled weight decay) is the only term left there. The binding is run-time
  * state, never part of the JSON configuration.
@@ -118,6 +119,9 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final double beta1 = config.getBeta1();
         final double beta2 = config.getBeta2();
         final double oneMinusBeta1 = 1.0 - beta1;
+        if (voteTarget == null) {
+            voteTarget = ReplicaBinder.voteTargetFor(this, gradient);
+        }
 
         if (voteTarget == null) {
             g.muli(oneMinusBeta1);

@@ -4,7 +4,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * One worker's end of the vote: it submits its packed sign vote for a round and waits for that round's
- * result. Implementations: {@link InProcessExchange} (N workers in one JVM) and the Aeron client in
+ * result. Implementations: {@link InProcessVoteHub} (N workers in one JVM) and the Aeron client in
  * {@code dl4j-lion-aeron}; training code does not know which one it has.
  * <p>
  * Call order, per worker: {@code submit(r, ...) -> await(r, ...)} for r = 0, 1, 2, ...; then

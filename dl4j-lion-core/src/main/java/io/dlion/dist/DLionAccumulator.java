@@ -1,0 +1,275 @@
+package io.dlion.dist;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+import io.dlion.exchange.VoteExchange;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.optimize.api.StepFunction;
+import org.deeplearning4j.optimize.solvers.accumulation.GradientsAccumulator;
+import org.deeplearning4j.optimize.solvers.accumulation.IndexedTail;
+import org.deeplearning4j.optimize.solvers.accumulation.Registerable;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * Distributed Lion as DL4J's gradient sharing: a {@link GradientsAccumulator} that replaces DL4J's
+ * threshold-encoded sharing with 1-bit sign votes (Liu et al., <i>Communication Efficient Distributed
+ * Training with Distributed Lion</i>, arXiv 2404.00438, Algorithm 1).
+ * <p>
+ * DL4J calls, per training step of each replica: {@code storeUpdate(update, iteration, epoch)} with the
+ * post-updater update, then {@code applyUpdate(stepFunction, params, update, true)}. By then each
+ * {@link io.dlion.LionUpdater} bound to this accumulator has written its vote argument {@code c} into the
+ * worker's vote buffer and left only the weight-decay term in the update; {@code storeUpdate} packs
+ * sign(c) into bits, exchanges them and waits (bounded) for the result; {@code applyUpdate} adds
+ * {@code lr_block * Delta} and steps.
+ * <p>
+ * Two ways in:
+ * <ul>
+ *   <li>one model per process or thread: {@link #forModel(Model, VoteExchange, long)} (or {@link DLion#attach});</li>
+ *   <li>several replicas in one JVM with {@code ParallelWrapper} ({@code TrainingMode.CUSTOM},
+ *       {@code .gradientsAccumulator(acc)}): {@link #forReplicas(int, IntFunction, long)}; each replica
+ *       thread gets the next worker id when DL4J calls {@link #touch()} on it.</li>
+ * </ul>
+ * Replicas' momentum stays local; ParallelWrapper rebuilds the non-root replicas at every {@code fit} from
+ * the root model, so each {@code fit} starts all replicas from the root replica's momentum.
+ * <p>
+ * ParallelWrapper feeds batches in groups of one per worker; a last group with fewer batches than workers
+ * (end of the data) is dropped on every worker, as PyTorch's {@code DistributedSampler(drop_last=True)}
+ * does, so every worker takes part in every round and parameters stay bit-identical. Rounds wait at most
+ * the given time for a result and then fail with a clear message instead of hanging.
+ */
+public final class DLionAccumulator implements GradientsAccumulator, Registerable {
+    private static final long serialVersionUID = 1L;
+
+    private final int workers;
+    private final transient IntFunction<VoteExchange> exchanges;
+    private final long roundTimeoutMillis;
+    private final transient DLionWorker single;
+    private final transient Map<Thread, DLionWorker> byThread = new ConcurrentHashMap<>();
+    private final transient List<DLionWorker> all = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger nextWorker = new AtomicInteger();
+    private transient volatile CountDownLatch allTouched;
+    private volatile int consumers;
+
+    private DLionAccumulator(final int workers, final IntFunction<VoteExchange> exchanges, final long roundTimeoutMillis, final Model model,
+        final VoteExchange exchange) {
+        if (roundTimeoutMillis <= 0) {
+            throw new IllegalArgumentException("roundTimeoutMillis must be > 0, got " + roundTimeoutMillis);
+        }
+        this.workers = workers;
+        this.exchanges = exchanges;
+        this.roundTimeoutMillis = roundTimeoutMillis;
+        this.consumers = workers;
+        this.allTouched = new CountDownLatch(workers);
+        if (model != null) {
+            single = new DLionWorker(exchange, roundTimeoutMillis);
+            single.bindModel(model);
+            ReplicaBinder.register(single);
+            all.add(single);
+        } else {
+            single = null;
+        }
+    }
+
+    /**
+     * D-Lion for one model, which this call binds and plugs in ({@code setGradientsAccumulator}).
+     *
+     * @param model              a MultiLayerNetwork or ComputationGraph whose layers all use {@link io.dlion.Lion}.
+     * @param exchange           this worker's end of the vote (in-process or Aeron).
+     * @param roundTimeoutMillis the longest a step waits for a round's result before it fails.
+     * @return the accumulator, already set on the model.
+     */
+    public static DLionAccumulator forModel(final Model model, final VoteExchange exchange, final long roundTimeoutMillis) {
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(exchange, "exchange");
+        final DLionAccumulator acc = new DLionAccumulator(1, null, roundTimeoutMillis, model, exchange);
+        if (model instanceof MultiLayerNetwork) {
+            ((MultiLayerNetwork) model).setGradientsAccumulator(acc);
+        } else {
+            ((ComputationGraph) model).setGradientsAccumulator(acc);
+        }
+        return acc;
+    }
+
+    /**
+     * D-Lion for the replicas of a {@code ParallelWrapper}: pass it to {@code .gradientsAccumulator(...)}
+     * with {@code TrainingMode.CUSTOM}.
+     *
+     * @param workers            number of replicas (the wrapper's {@code workers(n)}).
+     * @param exchanges          the exchange of worker i, created when replica i first touches the accumulator.
+     * @param roundTimeoutMillis the longest a step waits for a round's result before it fails.
+     * @return the accumulator.
+     */
+    public static DLionAccumulator forReplicas(final int workers, final IntFunction<VoteExchange> exchanges, final long roundTimeoutMillis) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, got " + workers);
+        }
+        return new DLionAccumulator(workers, Objects.requireNonNull(exchanges, "exchanges"), roundTimeoutMillis, null, null);
+    }
+
+    private DLionWorker worker() {
+        if (single != null) {
+            return single;
+        }
+        final DLionWorker w = byThread.get(Thread.currentThread());
+        if (w == null) {
+            throw new IllegalStateException("thread " + Thread.currentThread().getName()
+                + " trains through D-Lion without touch(): use ParallelWrapper's TrainingMode.CUSTOM or DLionAccumulator.forModel");
+        }
+        return w;
+    }
+
+    /** @return the statistics of every worker created so far, in worker-id order of creation. */
+    public List<DLionStats> stats() {
+        final List<DLionStats> out = new ArrayList<>();
+        synchronized (all) {
+            for (final DLionWorker w : all) {
+                out.add(w.stats());
+            }
+        }
+        return out;
+    }
+
+    /** @return the statistics of the worker training on the calling thread (or the single worker). */
+    public DLionStats currentStats() {
+        return worker().stats();
+    }
+
+    @Override
+    public void touch() {
+        if (single != null || byThread.containsKey(Thread.currentThread())) {
+            if (single == null) {
+                ReplicaBinder.install(byThread.get(Thread.currentThread()));
+            }
+            return;
+        }
+        final int id = nextWorker.getAndIncrement();
+        if (id >= workers) {
+            throw new IllegalStateException("more replica threads than the " + workers + " workers this accumulator was built for");
+        }
+        final DLionWorker w;
+        synchronized (all) {
+            if (id < all.size()) {
+                w = all.get(id);
+            } else {
+                w = new DLionWorker(exchanges.apply(id), roundTimeoutMillis);
+                all.add(w);
+            }
+        }
+        byThread.put(Thread.currentThread(), w);
+        ReplicaBinder.install(w);
+        awaitAllReplicas();
+    }
+
+    /**
+     * The root replica trains the wrapper's own model and holds its lock during {@code fit}, while the other
+     * replicas still need that lock to copy its parameters: if the root voted first it would wait for votes
+     * that cannot come (the deadlock DL4J's own accumulator shows). Every replica thread therefore waits here,
+     * outside any model lock, until all have been built, bounded by the round timeout.
+     */
+    private void awaitAllReplicas() {
+        final CountDownLatch latch = allTouched;
+        latch.countDown();
+        try {
+            if (!latch.await(roundTimeoutMillis, TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("only " + (workers - latch.getCount()) + " of " + workers
+                    + " ParallelWrapper replicas started within " + roundTimeoutMillis + " ms");
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the other replicas", e);
+        }
+    }
+
+    @Override
+    public void registerConsumers(final int numConsumers) {
+        this.consumers = numConsumers;
+    }
+
+    @Override
+    public void fallbackToSingleConsumerMode(final boolean reallyFallback) {
+        // one consumer per worker by construction: nothing to fall back to
+    }
+
+    @Override
+    public void storeUpdate(final INDArray array, final int iterationNumber, final int epochNumber) {
+        worker().store(array, epochNumber, single != null || consumers >= workers);
+    }
+
+    @Override
+    public void applyUpdate(final StepFunction function, final INDArray params, final INDArray updates, final boolean isFinalStep) {
+        worker().apply(function, params, updates);
+    }
+
+    @Override
+    public void applyUpdate(final StepFunction function, final INDArray params, final INDArray updates, final double alpha) {
+        throw new UnsupportedOperationException("D-Lion applies only its own rounds' results");
+    }
+
+    @Override
+    public void receiveUpdate(final INDArray array) {
+        throw new UnsupportedOperationException("D-Lion does not take external dense updates");
+    }
+
+    @Override
+    public void setExternalSource(final IndexedTail source) {
+        throw new UnsupportedOperationException("D-Lion does not take external update sources");
+    }
+
+    @Override
+    public IndexedTail getExternalSource() {
+        return null;
+    }
+
+    @Override
+    public void markExternalUpdates(final boolean updatesAvailable) {
+        // D-Lion never has external updates pending
+    }
+
+    /**
+     * Called by ParallelWrapper when a {@code fit} ends: its replica threads are gone, and the next
+     * {@code fit} builds new replicas (from the root model's parameters and updater state) on new threads.
+     * Workers keep their exchanges, round numbers and statistics and are bound again on first use.
+     */
+    @Override
+    public void reset() {
+        consumers = workers;
+        if (single != null) {
+            return;
+        }
+        synchronized (all) {
+            for (final DLionWorker w : all) {
+                w.unbindAll();
+            }
+        }
+        byThread.clear();
+        nextWorker.set(0);
+        allTouched = new CountDownLatch(workers);
+    }
+
+    @Override
+    public boolean hasAnything() {
+        return false;
+    }
+
+    /** Unbind every model (its updaters return to plain Lion) and close every worker's exchange. */
+    public void close() {
+        synchronized (all) {
+            for (final DLionWorker w : all) {
+                ReplicaBinder.unregister(w);
+                w.unbindAll();
+                w.exchange().close();
+            }
+        }
+    }
+}
