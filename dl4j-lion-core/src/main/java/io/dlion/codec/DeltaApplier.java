@@ -27,12 +27,16 @@ import io.dlion.vote.VoteRule;
  *             (odd N, no tie words)                    code = sign,                      Delta = 2 (code - 1/2)
  *   AVERAGE:  Delta = (2k - N) / N                      code = k,                         Delta = (2/N) (code - N/2)
  * </pre>
- * Only the packed words cross to the device (one byte per 8 parameters and per plane). There they are
- * unpacked with ND4J's bitwise ops into one byte per parameter ({@code bitwise_and} with the masks
- * {@code 128, 64, .., 1} broadcast over the bytes, {@code cyclic_rshift_bits} to move each bit to its plane's
- * position, {@code bitwise_or} of the planes), cast to the update's type, shifted by the constant above and
- * added with {@code Axpy} ({@code update += alpha * (code - offset)}, one rounding of the product and one of
- * the sum). Every worker runs the same ops on the same bits, so all workers apply bit-identical values.
+ * Only the packed words cross to the device (one byte per 8 parameters and per plane). A chunk of P
+ * parameters is seen on the device as an {@code [8, P/8]} byte matrix whose row k holds the parameters
+ * {@code [k P/8, (k+1) P/8)}, so that broadcasting runs along the long contiguous rows (ND4J broadcasts a
+ * {@code [P/8, 8]} layout an order of magnitude slower). The host prepares it with an 8x8 bit-matrix
+ * transpose per 64 parameters (byte i of the uploaded row has bit {@code 7 - k} = parameter
+ * {@code k P/8 + i}). On the device: {@code bitwise_and} of the bytes {@code [1, P/8]} with the masks
+ * {@code [8, 1] = 128, 64, .., 1}, {@code cyclic_rshift_bits} to move each bit to its plane's position,
+ * {@code bitwise_or} of the planes, a cast of the per-parameter code to the update's type, the constant
+ * offset above, and {@code Axpy} ({@code update += alpha * (code - offset)}: one rounding of the product and
+ * one of the sum). Every worker runs the same ops on the same bits, so all workers apply bit-identical values.
  * <p>
  * Work goes in chunks of {@link #CHUNK_WORDS} words through scratch arrays allocated once (per plane count
  * and update type seen); ranges need no alignment. One instance per worker thread, not thread-safe; call order: construct,
@@ -59,7 +63,7 @@ public final class DeltaApplier implements AutoCloseable {
 
     /** Allocates the byte scratch; the value scratch of each update type is allocated at its first use. */
     public DeltaApplier() {
-        this.masks = Nd4j.createFromArray(new int[] {128, 64, 32, 16, 8, 4, 2, 1}).castTo(DataType.UINT8).reshape(1, 8);
+        this.masks = Nd4j.createFromArray(new int[] {128, 64, 32, 16, 8, 4, 2, 1}).castTo(DataType.UINT8).reshape(8, 1);
         this.bits = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
         this.code = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
     }
@@ -130,23 +134,23 @@ public final class DeltaApplier implements AutoCloseable {
 
     private void applyChunk(final long[][] planes, final int w0, final int w1, final INDArray update, final long lo, final long hi,
         final double alpha, final double offset) {
-        final int words = w1 - w0;
-        final long bytes = (long) words << 3;
+        final int words = (w1 - w0 + 7) & ~7;
+        final long rowBytes = words;
         final long params = (long) words << 6;
-        final INDArray bitsView = bits.get(NDArrayIndex.interval(0, params)).reshape(bytes, 8);
-        final INDArray codeView = code.get(NDArrayIndex.interval(0, params)).reshape(bytes, 8);
+        final INDArray bitsView = bits.get(NDArrayIndex.interval(0, params)).reshape(8, rowBytes * 8);
+        final INDArray codeView = code.get(NDArrayIndex.interval(0, params)).reshape(8, rowBytes * 8);
         for (int p = 0; p < planes.length; p++) {
             final INDArray device = planeBytes(p);
             Nd4j.getAffinityManager().ensureLocation(device, AffinityManager.Location.HOST);
             if (planes[p] == null) {
-                planeHost[p].put(0, hostScratch, 0, words);
+                transposeRows(hostScratch, 0, w1 - w0, words, planeHost[p]);
             } else {
-                planeHost[p].put(0, planes[p], w0, words);
+                transposeRows(planes[p], w0, w1, words, planeHost[p]);
             }
             Nd4j.getAffinityManager().tagLocation(device, AffinityManager.Location.HOST);
-            final INDArray packedView = device.get(NDArrayIndex.interval(0, bytes)).reshape(bytes, 1);
+            final INDArray packedRow = device.get(NDArrayIndex.interval(0, rowBytes * 8)).reshape(1, rowBytes * 8);
             final INDArray target = p == 0 ? codeView : bitsView;
-            Nd4j.exec(DynamicCustomOp.builder("bitwise_and").addInputs(packedView, masks).addOutputs(target).build());
+            Nd4j.exec(DynamicCustomOp.builder("bitwise_and").addInputs(packedRow, masks).addOutputs(target).build());
             Nd4j.exec(DynamicCustomOp.builder("cyclic_rshift_bits").addInputs(target, rotation(p)).addOutputs(target).build());
             if (p > 0) {
                 Nd4j.exec(DynamicCustomOp.builder("bitwise_or").addInputs(codeView, bitsView).addOutputs(codeView).build());
@@ -159,6 +163,44 @@ public final class DeltaApplier implements AutoCloseable {
         final INDArray target = update.get(rangeIndex(update, lo, hi));
         final INDArray flatTarget = target.rank() == 1 ? target : target.reshape(hi - lo);
         Nd4j.exec(new Axpy(valuesView, flatTarget, flatTarget, alpha));
+    }
+
+    /**
+     * Write the words {@code [from, to)} of {@code src} (padded with zero words to {@code words}, a multiple of
+     * 8) as 8 rows of {@code words / 8} words each, transposed so that byte i of the output has bit
+     * {@code 7 - k} = bit i of row k (both in the packed layout's bit order).
+     */
+    private static void transposeRows(final long[] src, final int from, final int to, final int words, final LongBuffer dst) {
+        final int rowWords = words >>> 3;
+        final long[] row = new long[8];
+        for (int q = 0; q < rowWords; q++) {
+            for (int k = 0; k < 8; k++) {
+                final int w = from + k * rowWords + q;
+                row[k] = w < to ? src[w] : 0L;
+            }
+            for (int r = 0; r < 8; r++) {
+                final int shift = 8 * r;
+                long x = 0;
+                for (int k = 0; k < 8; k++) {
+                    x |= ((row[k] >>> shift) & 0xFFL) << (56 - 8 * k);
+                }
+                dst.put(8 * q + r, Long.reverseBytes(transpose8(x)));
+            }
+        }
+    }
+
+    /**
+     * Transpose an 8x8 bit matrix: row r in byte {@code 7 - r} of the long (row 0 most significant), column c
+     * at bit {@code 7 - c} of its byte (Hacker's Delight, 7-3).
+     */
+    private static long transpose8(final long matrix) {
+        long x = matrix;
+        long t = (x ^ (x >>> 7)) & 0x00AA00AA00AA00AAL;
+        x = x ^ t ^ (t << 7);
+        t = (x ^ (x >>> 14)) & 0x0000CCCC0000CCCCL;
+        x = x ^ t ^ (t << 14);
+        t = (x ^ (x >>> 28)) & 0x00000000F0F0F0F0L;
+        return x ^ t ^ (t << 28);
     }
 
     private static INDArrayIndex[] rangeIndex(final INDArray update, final long lo, final long hi) {
@@ -187,14 +229,14 @@ public final class DeltaApplier implements AutoCloseable {
         return planeBytes[plane];
     }
 
-    /** Rotation that moves bit {@code 7 - k} (parameter k of a byte) to bit {@code plane}. */
+    /** Rotation that moves bit {@code 7 - k} (row k) to bit {@code plane}. */
     private INDArray rotation(final int plane) {
         if (rotations[plane] == null) {
             final byte[] shifts = new byte[8];
             for (int k = 0; k < 8; k++) {
                 shifts[k] = (byte) Math.floorMod(7 - k - plane, 8);
             }
-            rotations[plane] = Nd4j.createFromArray(shifts).castTo(DataType.UINT8).reshape(1, 8);
+            rotations[plane] = Nd4j.createFromArray(shifts).castTo(DataType.UINT8).reshape(8, 1);
         }
         return rotations[plane];
     }

@@ -141,7 +141,8 @@ public interface DownlinkEncoding {
      * @param toWord     word after the chunk's last.
      * @param planesOut  receives the planes.
      * @return the number of bytes read.
-     * @throws IllegalArgumentException when the bytes are not a valid encoding.
+     * @throws IllegalArgumentException when the bytes are not a valid encoding as far as the encoding can tell
+     *                                  (a ternary byte above 242; any bit pattern is a valid sign or count plane).
      */
     int decode(ByteBuffer src, int offset, long paramCount, int fromWord, int toWord, long[][] planesOut);
 }
