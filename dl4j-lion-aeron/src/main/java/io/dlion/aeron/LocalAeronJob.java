@@ -1,0 +1,474 @@
+package io.dlion.aeron;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
+
+/**
+ * A whole Distributed Lion job in one JVM over a real Aeron media driver, for examples, demos and tests: the
+ * media driver (embedded by default), the aggregation server(s) of {@link Context#shards(int) S} shards on one
+ * {@link AgentRunner} thread, and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
+ * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here).
+ * <p>
+ * Call order: {@link #launch(Context)} → {@link #exchange(int)} once per worker, from the thread that will use
+ * it (creation may run on N threads at once; it returns once the worker is connected) → {@code submit/await}
+ * per round on that thread → {@link #close()}, which closes the exchanges, the servers, the client and the
+ * driver, in that order.
+ * <pre>{@code
+ * try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
+ *         .jobId(1).workers(3).paramCount(model.numParams()).transport(LocalAeronJob.Transport.UDP))) {
+ *     // on worker thread i:
+ *     VoteExchange exchange = job.exchange(i);
+ * }
+ * }</pre>
+ */
+public final class LocalAeronJob implements AutoCloseable {
+    /** How the workers reach the servers. */
+    public enum Transport {
+        /** Shared memory ({@code aeron:ipc}): the fastest, one host only. */
+        IPC,
+        /** UDP on 127.0.0.1, votes by unicast and results by multi-destination-cast, as on a real cluster. */
+        UDP
+    }
+
+    private static final String LOOPBACK = "127.0.0.1";
+
+    private final Context ctx;
+    private final AeronRuntime runtime;
+    private final List<AggregationServer> servers;
+    private final AgentRunner serverRunner;
+    private final List<ShardEndpoint> shards;
+    private final AtomicReferenceArray<AeronVoteExchange> exchanges;
+    private final AtomicReference<Throwable> serverError;
+    private volatile boolean closed;
+
+    private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final List<AggregationServer> servers, final AgentRunner serverRunner,
+        final List<ShardEndpoint> shards, final AtomicReference<Throwable> serverError) {
+        this.serverError = serverError;
+        this.ctx = ctx;
+        this.runtime = runtime;
+        this.servers = servers;
+        this.serverRunner = serverRunner;
+        this.shards = shards;
+        this.exchanges = new AtomicReferenceArray<>(ctx.workers);
+    }
+
+    /**
+     * Start the driver (unless an existing one is used), the servers and their agent thread.
+     *
+     * @param ctx configuration, concluded here.
+     * @return the running job; close it to stop everything.
+     */
+    public static LocalAeronJob launch(final Context ctx) {
+        ctx.conclude();
+        AeronRuntime runtime = null;
+        final List<AggregationServer> servers = new ArrayList<>();
+        AgentRunner runner = null;
+        try {
+            runtime = AeronRuntime.launch(new AeronRuntime.Context()
+                .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
+            final List<ShardEndpoint> endpoints = new ArrayList<>();
+            final long[] bounds = shardBounds(ctx);
+            for (int s = 0; s < ctx.shards; s++) {
+                final int voteStream = ctx.streamIdBase + 2 * s;
+                final int resultStream = voteStream + 1;
+                final String serverVotes;
+                final String serverResults;
+                final String workerResults;
+                if (ctx.transport == Transport.IPC) {
+                    serverVotes = Channels.ipc();
+                    serverResults = Channels.ipc();
+                    workerResults = Channels.ipc();
+                } else {
+                    final int votePort = freeUdpPort();
+                    final int controlPort = freeUdpPort();
+                    serverVotes = Channels.udpVotes(LOOPBACK, votePort);
+                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, ctx.workers);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK, controlPort, LOOPBACK);
+                }
+                final long to = bounds[s + 1];
+                servers.add(new AggregationServer(new AggregationServer.Context()
+                    .aeron(runtime.aeron()).jobId(ctx.jobId).workers(ctx.workers).paramCount(ctx.paramCount).rule(ctx.rule)
+                    .shard(s).paramRange(bounds[s], to)
+                    .voteChannel(serverVotes).voteStreamId(voteStream)
+                    .resultChannel(serverResults).resultStreamId(resultStream)
+                    .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)));
+                endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
+                    resultStream));
+            }
+            final Agent agent = servers.size() == 1 ? servers.get(0) : new CompositeAgent(new ArrayList<Agent>(servers));
+            final AtomicReference<Throwable> error = new AtomicReference<>();
+            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, agent);
+            final LocalAeronJob job = new LocalAeronJob(ctx, runtime, Collections.unmodifiableList(servers), runner,
+                Collections.unmodifiableList(endpoints), error);
+            AgentRunner.startOnThread(runner);
+            return job;
+        } catch (final RuntimeException ex) {
+            if (runner != null) {
+                CloseHelper.quietClose(runner);
+            } else {
+                CloseHelper.quietCloseAll(servers);
+            }
+            CloseHelper.quietClose(runtime);
+            throw ex;
+        }
+    }
+
+    /**
+     * Connect worker {@code workerId}: call it on the thread that will use the exchange. Safe to call from N
+     * threads at once, once per worker id.
+     *
+     * @param workerId in [0, workers).
+     * @return the worker's exchange, connected to every shard; the job closes it on {@link #close()}.
+     * @throws IllegalArgumentException when the id is out of range.
+     * @throws IllegalStateException    when the id was taken already, the job is closed or a shard does not connect in time.
+     */
+    public VoteExchange exchange(final int workerId) {
+        if (workerId < 0 || workerId >= ctx.workers) {
+            throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
+        }
+        if (closed) {
+            throw new IllegalStateException("job closed");
+        }
+        checkServer();
+        final AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+            .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
+            .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs));
+        if (!exchanges.compareAndSet(workerId, null, exchange)) {
+            exchange.close();
+            throw new IllegalStateException("worker " + workerId + " already has an exchange");
+        }
+        if (closed) {
+            exchange.close();
+            throw new IllegalStateException("job closed");
+        }
+        return exchange;
+    }
+
+    /** @return the counters of shard 0's server (the only one unless {@link Context#shards(int)} > 1). */
+    public ServerCounters serverCounters() {
+        return serverCounters(0);
+    }
+
+    /**
+     * @param shard index in [0, shards).
+     * @return the counters of that shard's server.
+     */
+    public ServerCounters serverCounters(final int shard) {
+        return servers.get(shard).counters();
+    }
+
+    /** @return the workers' view of every shard: parameter slices and channels, in order. */
+    public List<ShardEndpoint> shards() {
+        return shards;
+    }
+
+    /** @return the Aeron directory of the driver (for {@code AeronStat}). */
+    public String aeronDirectoryName() {
+        return runtime.aeronDirectoryName();
+    }
+
+    /** @return the configuration. */
+    public Context context() {
+        return ctx;
+    }
+
+    /** @return the error that stopped the servers' agent, or null while they run. */
+    public Throwable serverError() {
+        return serverError.get();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        final List<AutoCloseable> toClose = new ArrayList<>();
+        for (int i = 0; i < exchanges.length(); i++) {
+            toClose.add(exchanges.getAndSet(i, null));
+        }
+        CloseHelper.closeAll(toClose);
+        CloseHelper.closeAll(serverRunner, runtime);
+    }
+
+    private void checkServer() {
+        final Throwable error = serverError.get();
+        if (error != null) {
+            throw new IllegalStateException("aggregation server failed", error);
+        }
+    }
+
+    private static long[] shardBounds(final Context ctx) {
+        final long[] bounds = new long[ctx.shards + 1];
+        final long totalWords = (ctx.paramCount + 63) >>> 6;
+        final long chunks = (totalWords + ctx.chunkWords - 1) / ctx.chunkWords;
+        for (int s = 1; s < ctx.shards; s++) {
+            bounds[s] = chunks * s / ctx.shards * ctx.chunkWords * Long.SIZE;
+        }
+        bounds[ctx.shards] = ctx.paramCount;
+        return bounds;
+    }
+
+    private static int freeUdpPort() {
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            return socket.getLocalPort();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Configuration of a local job. Required: {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}.
+     */
+    public static final class Context {
+        private int jobId;
+        private boolean jobIdSet;
+        private int workers;
+        private long paramCount;
+        private VoteRule rule = VoteRule.MAJORITY;
+        private Transport transport = Transport.IPC;
+        private int shards = 1;
+        private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
+        private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
+        private int chunkWords = Configuration.chunkWords();
+        private int windowChunks = Configuration.windowChunks();
+        private int streamIdBase = Configuration.VOTE_STREAM_ID_DEFAULT;
+        private boolean embeddedDriver = true;
+        private String aeronDirectoryName;
+
+        /**
+         * Validate once.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the field that is wrong.
+         */
+        public Context conclude() {
+            if (!jobIdSet) {
+                throw new IllegalArgumentException("jobId must be set");
+            }
+            if (workers < 1 || workers > Long.SIZE) {
+                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+            }
+            if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
+                throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
+            }
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(transport, "transport");
+            if (roundTimeoutNs <= 0) {
+                throw new IllegalArgumentException("roundTimeoutNs must be > 0, got " + roundTimeoutNs);
+            }
+            if (connectTimeoutNs <= 0) {
+                throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
+            }
+            if (chunkWords < ChunkLayout.WORD_ALIGNMENT || chunkWords % ChunkLayout.WORD_ALIGNMENT != 0) {
+                throw new IllegalArgumentException("chunkWords must be a positive multiple of " + ChunkLayout.WORD_ALIGNMENT + ", got "
+                    + chunkWords);
+            }
+            if (windowChunks < 1) {
+                throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
+            }
+            final long chunks = (((paramCount + 63) >>> 6) + chunkWords - 1) / chunkWords;
+            if (shards < 1 || shards > Math.min(256, chunks)) {
+                throw new IllegalArgumentException("shards must be in [1, min(256, chunks=" + chunks + ")], got " + shards);
+            }
+            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards) {
+                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard, got " + streamIdBase);
+            }
+            if (!embeddedDriver && aeronDirectoryName == null) {
+                throw new IllegalArgumentException("aeronDirectoryName must be set when embeddedDriver is false");
+            }
+            return this;
+        }
+
+        /**
+         * @param jobId of the job, carried by every message.
+         * @return this for a fluent API.
+         */
+        public Context jobId(final int jobId) {
+            this.jobId = jobId;
+            this.jobIdSet = true;
+            return this;
+        }
+
+        public int jobId() {
+            return jobId;
+        }
+
+        /**
+         * @param workers number of workers, 1 to 64.
+         * @return this for a fluent API.
+         */
+        public Context workers(final int workers) {
+            this.workers = workers;
+            return this;
+        }
+
+        public int workers() {
+            return workers;
+        }
+
+        /**
+         * @param paramCount parameters of the vote vector.
+         * @return this for a fluent API.
+         */
+        public Context paramCount(final long paramCount) {
+            this.paramCount = paramCount;
+            return this;
+        }
+
+        public long paramCount() {
+            return paramCount;
+        }
+
+        /**
+         * @param rule majority vote (default) or averaging.
+         * @return this for a fluent API.
+         */
+        public Context rule(final VoteRule rule) {
+            this.rule = rule;
+            return this;
+        }
+
+        public VoteRule rule() {
+            return rule;
+        }
+
+        /**
+         * @param transport IPC (default) or UDP on 127.0.0.1.
+         * @return this for a fluent API.
+         */
+        public Context transport(final Transport transport) {
+            this.transport = transport;
+            return this;
+        }
+
+        public Transport transport() {
+            return transport;
+        }
+
+        /**
+         * @param shards number of aggregation servers, each owning a slice of whole chunks (default 1).
+         * @return this for a fluent API.
+         */
+        public Context shards(final int shards) {
+            this.shards = shards;
+            return this;
+        }
+
+        public int shards() {
+            return shards;
+        }
+
+        /**
+         * @param roundTimeoutNs how long a server keeps a round open.
+         * @return this for a fluent API.
+         */
+        public Context roundTimeoutNs(final long roundTimeoutNs) {
+            this.roundTimeoutNs = roundTimeoutNs;
+            return this;
+        }
+
+        public long roundTimeoutNs() {
+            return roundTimeoutNs;
+        }
+
+        /**
+         * @param connectTimeoutNs how long {@link LocalAeronJob#exchange(int)} waits for a worker to connect.
+         * @return this for a fluent API.
+         */
+        public Context connectTimeoutNs(final long connectTimeoutNs) {
+            this.connectTimeoutNs = connectTimeoutNs;
+            return this;
+        }
+
+        public long connectTimeoutNs() {
+            return connectTimeoutNs;
+        }
+
+        /**
+         * @param chunkWords words per chunk, a multiple of {@value ChunkLayout#WORD_ALIGNMENT}.
+         * @return this for a fluent API.
+         */
+        public Context chunkWords(final int chunkWords) {
+            this.chunkWords = chunkWords;
+            return this;
+        }
+
+        public int chunkWords() {
+            return chunkWords;
+        }
+
+        /**
+         * @param windowChunks chunks a server holds per worker at once.
+         * @return this for a fluent API.
+         */
+        public Context windowChunks(final int windowChunks) {
+            this.windowChunks = windowChunks;
+            return this;
+        }
+
+        public int windowChunks() {
+            return windowChunks;
+        }
+
+        /**
+         * @param streamIdBase vote stream of shard 0; shard s uses {@code base + 2s} for votes and {@code base + 2s + 1}
+         *                     for results (change it to run two jobs on one driver).
+         * @return this for a fluent API.
+         */
+        public Context streamIdBase(final int streamIdBase) {
+            this.streamIdBase = streamIdBase;
+            return this;
+        }
+
+        public int streamIdBase() {
+            return streamIdBase;
+        }
+
+        /**
+         * @param embeddedDriver true (default) to launch a driver in this JVM, false to use the running driver of
+         *                       {@link #aeronDirectoryName(String)}.
+         * @return this for a fluent API.
+         */
+        public Context embeddedDriver(final boolean embeddedDriver) {
+            this.embeddedDriver = embeddedDriver;
+            return this;
+        }
+
+        public boolean embeddedDriver() {
+            return embeddedDriver;
+        }
+
+        /**
+         * @param aeronDirectoryName of the driver; null (default) for a fresh directory of the embedded driver.
+         * @return this for a fluent API.
+         */
+        public Context aeronDirectoryName(final String aeronDirectoryName) {
+            this.aeronDirectoryName = aeronDirectoryName;
+            return this;
+        }
+
+        public String aeronDirectoryName() {
+            return aeronDirectoryName;
+        }
+    }
+}
