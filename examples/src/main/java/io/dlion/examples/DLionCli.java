@@ -6,12 +6,32 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code ./dlion}: one sub-command per example. */
 @Command(name = "dlion", mixinStandardHelpOptions = true, version = "dl4j-lion 0.1.0",
     description = "Distributed Lion for Deeplearning4j: examples and tools.",
-    subcommands = {Demo.class})
+    subcommands = {Demo.class, TrainCommand.class})
 public final class DLionCli {
     private DLionCli() {
     }
 
     public static void main(final String[] args) {
-        System.exit(new CommandLine(new DLionCli()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * @return the command line with its error policy: a bad option or value prints one line naming it and
+     * exits with 2; other failures print their message and exit with 1.
+     */
+    static CommandLine commandLine() {
+        final CommandLine cli = new CommandLine(new DLionCli());
+        cli.setParameterExceptionHandler((ex, args) -> {
+            ex.getCommandLine().getErr().println("dlion: " + ex.getMessage() + " (see --help)");
+            return 2;
+        });
+        cli.setExecutionExceptionHandler((ex, command, parseResult) -> {
+            if (ex instanceof IllegalArgumentException) {
+                command.getErr().println("dlion: " + ex.getMessage());
+                return 2;
+            }
+            throw ex;
+        });
+        return cli;
     }
 }

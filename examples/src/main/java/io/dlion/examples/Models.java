@@ -3,8 +3,12 @@ package io.dlion.examples;
 import io.dlion.examples.data.FashionMnist;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.inputs.InputType;
+import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.conf.layers.PoolingType;
+import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -31,6 +35,27 @@ public final class Models {
             .layer(new DenseLayer.Builder().nIn(FashionMnist.PIXELS).nOut(256).activation(Activation.RELU).weightDecay(weightDecay).build())
             .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(256).nOut(FashionMnist.CLASSES)
                 .activation(Activation.SOFTMAX).weightDecay(weightDecay).build())
+            .build();
+    }
+
+    /**
+     * Small CNN for 28x28x1 (Fashion-MNIST): conv 5x5x16, max-pool, conv 5x5x32, max-pool, dense 128, softmax.
+     * Input is the flat [batch, 784] array the data readers give.
+     */
+    public static MultiLayerConfiguration cnn(final IUpdater updater, final double weightDecay, final long seed) {
+        return new NeuralNetConfiguration.Builder()
+            .seed(seed)
+            .weightInit(WeightInit.RELU)
+            .updater(updater)
+            .list()
+            .layer(new ConvolutionLayer.Builder(5, 5).nOut(16).activation(Activation.RELU).weightDecay(weightDecay).build())
+            .layer(new SubsamplingLayer.Builder(PoolingType.MAX).kernelSize(2, 2).stride(2, 2).build())
+            .layer(new ConvolutionLayer.Builder(5, 5).nOut(32).activation(Activation.RELU).weightDecay(weightDecay).build())
+            .layer(new SubsamplingLayer.Builder(PoolingType.MAX).kernelSize(2, 2).stride(2, 2).build())
+            .layer(new DenseLayer.Builder().nOut(128).activation(Activation.RELU).weightDecay(weightDecay).build())
+            .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(FashionMnist.CLASSES)
+                .activation(Activation.SOFTMAX).weightDecay(weightDecay).build())
+            .setInputType(InputType.convolutionalFlat(28, 28, 1))
             .build();
     }
 }

@@ -1,0 +1,74 @@
+package io.dlion.examples;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.dlion.examples.train.Sharing;
+import io.dlion.examples.train.TrainConfig;
+import io.dlion.examples.train.TrainConfigs;
+import io.dlion.examples.train.Trainer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./dlion train}: one training run, any sharing, any transport. The option names are a contract. */
+@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Train one configuration and write DIR/metrics.csv, DIR/accuracy_vs_epoch.png, DIR/accuracy_vs_bytes.png.",
+        "The last lines are 'params-sha256 worker=I HEX', one per worker."})
+public final class TrainCommand implements Callable<Integer> {
+
+    @Option(names = "--dataset", description = "fashion-mnist or cifar10 (default: ${DEFAULT-VALUE})")
+    String dataset = "fashion-mnist";
+
+    @Option(names = "--data-dir", description = "data directory (default: /usr/share/datasets/fashion-mnist for fashion-mnist)")
+    Path dataDir;
+
+    @Option(names = "--model", description = "mlp, cnn, vit-tiny or vit (default: ${DEFAULT-VALUE})")
+    String model = "mlp";
+
+    @Option(names = "--optimizer", description = "adamw or lion (default: ${DEFAULT-VALUE})")
+    String optimizer = "lion";
+
+    @Option(names = "--sharing", description = "none, dlion-mavo, dlion-avg or dl4j-threshold (default: ${DEFAULT-VALUE})")
+    String sharing = "none";
+
+    @Option(names = "--workers", description = "workers (threads in this JVM) (default: ${DEFAULT-VALUE})")
+    int workers = 1;
+
+    @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion (default: ${DEFAULT-VALUE})")
+    String transport = "inproc";
+
+    @Option(names = "--epochs", description = "epochs (default: ${DEFAULT-VALUE})")
+    int epochs = 2;
+
+    @Option(names = "--batch", description = "global batch, split over the workers (default: ${DEFAULT-VALUE})")
+    int batch = 128;
+
+    @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
+    double lr = Double.NaN;
+
+    @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
+    double weightDecay;
+
+    @Option(names = "--seed", description = "seed (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--train-limit", description = "use the first K training examples (0 = all)")
+    int trainLimit;
+
+    @Option(names = "--test-limit", description = "use the first K test examples (0 = all)")
+    int testLimit;
+
+    @Option(names = "--epoch-timeout", description = "seconds an epoch may take before the run is reported as hung (default: ${DEFAULT-VALUE})")
+    long epochTimeout = 1800;
+
+    @Option(names = "--out", required = true, description = "output directory")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        final TrainConfig config = TrainConfigs.of(dataset, dataDir, model, optimizer, Sharing.parse(sharing), workers, transport, epochs, batch,
+            lr, weightDecay, seed, trainLimit, testLimit, epochTimeout, out);
+        new Trainer(config, System.out).run();
+        return 0;
+    }
+}

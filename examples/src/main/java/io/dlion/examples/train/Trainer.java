@@ -1,0 +1,341 @@
+package io.dlion.examples.train;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.dlion.Lion;
+import io.dlion.dist.DLionAccumulator;
+import io.dlion.examples.Models;
+import io.dlion.examples.data.FashionMnist;
+import io.dlion.examples.vit.ViT;
+import io.dlion.examples.vit.ViTConfig;
+import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.optimize.solvers.accumulation.EncodedGradientsAccumulator;
+import org.deeplearning4j.optimize.solvers.accumulation.encoding.residual.ResidualClippingPostProcessor;
+import org.deeplearning4j.optimize.solvers.accumulation.encoding.threshold.AdaptiveThresholdAlgorithm;
+import org.deeplearning4j.parallelism.ParallelWrapper;
+import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.learning.config.IUpdater;
+
+/**
+ * Runs one training configuration end to end: data, model(s), sharing, evaluation after every epoch,
+ * and the outputs ({@code metrics.csv}, plots, the {@code params-sha256} lines).
+ */
+public final class Trainer {
+    private final TrainConfig config;
+    private final PrintStream out;
+
+    public Trainer(final TrainConfig config, final PrintStream out) {
+        this.config = config.validate();
+        this.out = out;
+    }
+
+    /** @return the metrics of every epoch; the files are written to the configured output directory. */
+    public List<EpochMetrics> run() throws Exception {
+        final DataSet train = loadData(true);
+        final DataSet test = loadData(false);
+        Files.createDirectories(config.out);
+        final List<EpochMetrics> metrics;
+        switch (config.sharing) {
+            case NONE:
+                metrics = runGlobal(train, test);
+                break;
+            case DL4J_THRESHOLD:
+                metrics = runThreshold(train, test);
+                break;
+            default:
+                metrics = runDLion(train, test);
+                break;
+        }
+        Reports.writeCsv(config.out.resolve("metrics.csv"), metrics);
+        Reports.plotRun(config.out, config.label(), metrics);
+        return metrics;
+    }
+
+    private DataSet loadData(final boolean train) throws IOException {
+        final int limit = train ? config.trainLimit : config.testLimit;
+        return FashionMnist.load(config.dataDir != null ? config.dataDir : FashionMnist.DEFAULT_DIR, train, limit);
+    }
+
+    IUpdater updater() {
+        return "lion".equals(config.optimizer) ? new Lion(config.learningRate()) : new Adam(config.learningRate());
+    }
+
+    Model newModel() {
+        final MultiLayerConfiguration conf;
+        switch (config.model) {
+            case "mlp":
+                conf = Models.mlp(updater(), config.weightDecay, config.seed);
+                break;
+            case "cnn":
+                conf = Models.cnn(updater(), config.weightDecay, config.seed);
+                break;
+            case "vit-tiny":
+                return ViT.build(ViTConfig.tinyFashionMnist().toBuilder().updater(updater()).weightDecay(config.weightDecay).seed(config.seed).build());
+            default:
+                return ViT.build(ViTConfig.paper().toBuilder().updater(updater()).weightDecay(config.weightDecay).seed(config.seed).build());
+        }
+        final MultiLayerNetwork net = new MultiLayerNetwork(conf);
+        net.init();
+        return net;
+    }
+
+    private List<EpochMetrics> runGlobal(final DataSet train, final DataSet test) {
+        final Model model = newModel();
+        header(model);
+        final List<EpochMetrics> metrics = new ArrayList<>();
+        final long start = System.nanoTime();
+        long steps = 0;
+        for (int epoch = 1; epoch <= config.epochs; epoch++) {
+            train.shuffle(config.seed + epoch);
+            final List<DataSet> batches = train.batchBy(config.batch);
+            final Progress progress = new Progress(out, epoch, batches.size(), config.quiet);
+            double lossSum = 0;
+            for (final DataSet b : batches) {
+                fit(model, b);
+                lossSum += model.score();
+                steps++;
+                progress.step(model.score(), 0, 0);
+            }
+            metrics.add(epochDone(epoch, steps, model, test, lossSum / batches.size(), 0, 0, 1, start));
+        }
+        printHash(0, model);
+        return metrics;
+    }
+
+    private List<EpochMetrics> runDLion(final DataSet train, final DataSet test) throws Exception {
+        final int n = config.workers;
+        final VoteRule rule = config.sharing == Sharing.DLION_MAVO ? VoteRule.MAJORITY : VoteRule.AVERAGE;
+        final List<Model> models = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            models.add(newModel());
+        }
+        header(models.get(0));
+        final List<DataSet> shards = shard(train, n);
+        final List<EpochMetrics> metrics = new ArrayList<>();
+        final ExecutorService pool = Executors.newFixedThreadPool(n);
+        try (VoteTransport transport = VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
+            final List<ExchangeCounters> counters = new ArrayList<>();
+            final List<DLionAccumulator> accumulators = new ArrayList<>();
+            final List<Future<VoteExchange>> connecting = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                final int id = i;
+                connecting.add(pool.submit(() -> transport.exchange(id)));
+            }
+            for (int i = 0; i < n; i++) {
+                final VoteExchange exchange = connecting.get(i).get(60, TimeUnit.SECONDS);
+                counters.add(exchange.counters());
+                accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds)));
+            }
+            final long start = System.nanoTime();
+            long rounds = 0;
+            for (int epoch = 1; epoch <= config.epochs; epoch++) {
+                final List<List<DataSet>> batches = new ArrayList<>();
+                int steps = Integer.MAX_VALUE;
+                for (int i = 0; i < n; i++) {
+                    shards.get(i).shuffle(config.seed + 1000L * epoch + i);
+                    batches.add(shards.get(i).batchBy(config.workerBatch()));
+                    steps = Math.min(steps, batches.get(i).size());
+                }
+                final int stepsPerEpoch = steps;
+                final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet);
+                final double[] loss = new double[n];
+                final List<Future<?>> running = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    final int id = i;
+                    running.add(pool.submit(() -> {
+                        for (int s = 0; s < stepsPerEpoch; s++) {
+                            fit(models.get(id), batches.get(id).get(s));
+                            loss[id] += models.get(id).score();
+                            if (id == 0) {
+                                progress.step(models.get(0).score(), sum(counters, true), sum(counters, false));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                awaitAll(running, epoch);
+                rounds += stepsPerEpoch;
+                double meanLoss = 0;
+                for (final double l : loss) {
+                    meanLoss += l / stepsPerEpoch / n;
+                }
+                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), n, start));
+            }
+            for (final DLionAccumulator acc : accumulators) {
+                acc.close();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < n; i++) {
+            printHash(i, models.get(i));
+        }
+        return metrics;
+    }
+
+    private List<EpochMetrics> runThreshold(final DataSet train, final DataSet test) throws Exception {
+        final int n = config.workers;
+        final Model model = newModel();
+        header(model);
+        final int boundary = (int) (model.numParams() / 16 + 5);
+        final CountingEncodingHandler handler = new CountingEncodingHandler(new AdaptiveThresholdAlgorithm(),
+            new ResidualClippingPostProcessor(5.0, 5), boundary, n);
+        final EncodedGradientsAccumulator accumulator = new EncodedGradientsAccumulator(n, handler,
+            (long) boundary * 4 * (n + 3), n + 2, Integer.MAX_VALUE, false);
+        final ParallelWrapper wrapper = new ParallelWrapper.Builder<>(model)
+            .workers(n)
+            .prefetchBuffer(2)
+            .trainingMode(ParallelWrapper.TrainingMode.CUSTOM)
+            .gradientsAccumulator(accumulator)
+            .build();
+        final List<EpochMetrics> metrics = new ArrayList<>();
+        final ExecutorService runner = Executors.newSingleThreadExecutor();
+        try {
+            final long start = System.nanoTime();
+            long steps = 0;
+            for (int epoch = 1; epoch <= config.epochs; epoch++) {
+                train.shuffle(config.seed + epoch);
+                final List<DataSet> batches = train.batchBy(config.workerBatch());
+                final int e = epoch;
+                if (!config.quiet) {
+                    out.printf("epoch %d: %d batches of %d over %d ParallelWrapper workers (DL4J threshold sharing)%n", e, batches.size(),
+                        config.workerBatch(), n);
+                }
+                final Future<?> fit = runner.submit(() -> wrapper.fit(new ListDataSetIterator<>(batches, 1)));
+                try {
+                    fit.get(config.epochTimeoutSeconds, TimeUnit.SECONDS);
+                } catch (final TimeoutException hang) {
+                    out.printf("HANG: DL4J threshold sharing made no progress for %d s in epoch %d (a known DL4J accumulator deadlock); stopping%n",
+                        config.epochTimeoutSeconds, e);
+                    break;
+                }
+                steps += batches.size() / n;
+                metrics.add(epochDone(epoch, steps, model, test, model.score(), handler.bytesUp(), handler.bytesDown(), n, start));
+            }
+        } finally {
+            runner.shutdownNow();
+            wrapper.shutdown();
+        }
+        printHash(0, model);
+        return metrics;
+    }
+
+    private void header(final Model model) {
+        if (!config.quiet) {
+            out.printf("%s: model %s, %d parameters, %s, global batch %d, %d worker(s), lr %g, weight decay %g%n", config.label(), config.model,
+                model.numParams(), config.optimizer, config.batch, config.workers, config.learningRate(), config.weightDecay);
+        }
+    }
+
+    private EpochMetrics epochDone(final int epoch, final long rounds, final Model model, final DataSet test, final double loss, final long up,
+        final long down, final int workers, final long start) {
+        final double accuracy = evaluate(model, test);
+        final EpochMetrics m = new EpochMetrics(epoch, rounds, accuracy, loss, up, down, model.numParams(), workers,
+            (System.nanoTime() - start) / 1e9);
+        out.printf("epoch %d  test accuracy %.4f  train loss %.4f  bytes up %,d  down %,d  %.1f s%n", epoch, accuracy, loss, up, down,
+            m.wallSeconds);
+        return m;
+    }
+
+    private static void awaitAll(final List<Future<?>> futures, final int epoch) throws InterruptedException {
+        for (final Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (final ExecutionException e) {
+                throw new IllegalStateException("a worker failed in epoch " + epoch + ": " + e.getCause().getMessage(), e.getCause());
+            }
+        }
+    }
+
+    private static long sum(final List<ExchangeCounters> counters, final boolean up) {
+        long total = 0;
+        for (final ExchangeCounters c : counters) {
+            total += up ? c.bytesUp() : c.bytesDown();
+        }
+        return total;
+    }
+
+    /** Worker i gets examples i, i + n, i + 2n, ... (equal shards up to one example). */
+    static List<DataSet> shard(final DataSet data, final int n) {
+        final List<DataSet> shards = new ArrayList<>();
+        if (n == 1) {
+            shards.add(data);
+            return shards;
+        }
+        final int total = data.numExamples();
+        for (int i = 0; i < n; i++) {
+            final int count = (total - i + n - 1) / n;
+            final long[] rows = new long[count];
+            for (int k = 0; k < count; k++) {
+                rows[k] = i + (long) k * n;
+            }
+            final INDArray f = data.getFeatures().getRows(toInt(rows));
+            final INDArray l = data.getLabels().getRows(toInt(rows));
+            shards.add(new DataSet(f, l));
+        }
+        return shards;
+    }
+
+    private static int[] toInt(final long[] rows) {
+        final int[] r = new int[rows.length];
+        for (int i = 0; i < rows.length; i++) {
+            r[i] = (int) rows[i];
+        }
+        return r;
+    }
+
+    static void fit(final Model model, final DataSet batch) {
+        if (model instanceof MultiLayerNetwork) {
+            ((MultiLayerNetwork) model).fit(batch);
+        } else {
+            ((ComputationGraph) model).fit(batch);
+        }
+    }
+
+    static double evaluate(final Model model, final DataSet test) {
+        final ListDataSetIterator<DataSet> it = new ListDataSetIterator<>(test.batchBy(500));
+        final Evaluation eval = model instanceof MultiLayerNetwork
+            ? ((MultiLayerNetwork) model).evaluate(it) : ((ComputationGraph) model).evaluate(it);
+        return eval.accuracy();
+    }
+
+    private void printHash(final int worker, final Model model) {
+        out.println("params-sha256 worker=" + worker + " " + sha256(model.params()));
+    }
+
+    /** @return SHA-256 of the array's values (as stored, in order). */
+    static String sha256(final INDArray params) {
+        try {
+            final MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            Nd4j.getExecutioner().commit();
+            digest.update(params.dup().data().asBytes());
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
