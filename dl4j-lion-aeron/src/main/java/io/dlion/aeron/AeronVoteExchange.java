@@ -1,6 +1,5 @@
 package io.dlion.aeron;
 
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -19,9 +18,12 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.codec.DownlinkEncoding;
+import io.dlion.codec.SignEncoding;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -51,6 +53,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private final int totalWords;
     private final long lastWordMask;
     private final long[] vote;
+    private final long[][] voteView;
+    private final long[][] scratch;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     private final WorkerCounters counters;
     private final MessageHeaderFlyweight outHeader = new MessageHeaderFlyweight();
@@ -78,6 +82,8 @@ public final class AeronVoteExchange implements VoteExchange {
         this.totalWords = (int)((ctx.paramCount + 63) >>> 6);
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
         this.vote = new long[totalWords];
+        this.voteView = new long[][] {vote};
+        this.scratch = new long[ctx.rule == VoteRule.MAJORITY ? 2 : VoteAggregator.planes(ctx.workers)][ctx.chunkWords];
         this.shards = new ShardState[ctx.shards.size()];
         WorkerCounters cnt = null;
         try {
@@ -326,7 +332,7 @@ public final class AeronVoteExchange implements VoteExchange {
             while (nextChunk < layout.chunkCount()) {
                 final int words = layout.wordsOf(nextChunk);
                 final int wordOffset = layout.wordOffset(nextChunk);
-                final int bodyLength = words * Long.BYTES;
+                final int bodyLength = Encoding.bodyLength(Encoding.SIGN_BITS, words, layout.paramsOf(wordOffset, words), 1);
                 final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
                 if (result < 0) {
                     offerFailed(result, this);
@@ -343,9 +349,8 @@ public final class AeronVoteExchange implements VoteExchange {
                     .shard(endpoint.shard())
                     .voterMask(0)
                     .bodyOffset();
-                for (int i = 0; i < words; i++) {
-                    buffer.putLong(body + (i << 3), vote[wordOffset + i], ByteOrder.LITTLE_ENDIAN);
-                }
+                SignEncoding.INSTANCE.encode(voteView, ctx.paramCount, wordOffset, wordOffset + words, WireBuffers.byteBuffer(buffer),
+                    WireBuffers.index(buffer, body));
                 bufferClaim.commit();
                 final int frame = ChunkLayout.frameLength(bodyLength);
                 counters.bytesUp().getAndAddRelease(frame);
@@ -393,25 +398,34 @@ public final class AeronVoteExchange implements VoteExchange {
                 ? encoding == ((voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
                 : encoding == Encoding.COUNT_PLANES;
             final long params = layout.paramsOf(wordOffset, words);
-            if (!allowed || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(encoding, words, params, voters)) {
+            if (!allowed || voters > ctx.workers || words > ctx.chunkWords
+                || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(encoding, words, params, voters)) {
                 return false;
             }
+            final DownlinkEncoding downlink = DownlinkEncoding.of(ctx.rule, voters);
             final DirectBuffer buffer = msg.buffer();
-            final int body = msg.bodyOffset();
+            try {
+                downlink.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, 0, words, scratch);
+            } catch (final IllegalArgumentException ex) {
+                return false;
+            }
             switch (encoding) {
                 case Encoding.SIGN_BITS:
-                    getWords(buffer, body, sign, wordOffset, words);
+                    System.arraycopy(scratch[0], 0, sign, wordOffset, words);
                     break;
                 case Encoding.TERNARY:
-                    ChunkVoter.decodeTernary(buffer, body, params, sign, tieWords(), wordOffset);
+                    System.arraycopy(scratch[0], 0, sign, wordOffset, words);
+                    System.arraycopy(scratch[1], 0, tieWords(), wordOffset, words);
                     break;
                 default:
-                    final int count = Encoding.bitsFor(voters);
+                    final int count = downlink.planes();
                     if (planes == null) {
                         planes = new long[count][totalWords];
+                    } else if (planes.length != count) {
+                        return false;
                     }
                     for (int p = 0; p < count; p++) {
-                        getWords(buffer, body + p * words * Long.BYTES, planes[p], wordOffset, words);
+                        System.arraycopy(scratch[p], 0, planes[p], wordOffset, words);
                     }
                     break;
             }
@@ -421,12 +435,6 @@ public final class AeronVoteExchange implements VoteExchange {
         @Override
         public void close() {
             CloseHelper.closeAll(publication, subscription);
-        }
-    }
-
-    private static void getWords(final DirectBuffer buffer, final int offset, final long[] dst, final int wordOffset, final int words) {
-        for (int i = 0; i < words; i++) {
-            dst[wordOffset + i] = buffer.getLong(offset + (i << 3), ByteOrder.LITTLE_ENDIAN);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.dlion.aeron;
 
-import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +15,10 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.codec.DownlinkEncoding;
+import io.dlion.codec.SignEncoding;
+import io.dlion.codec.TernaryEncoding;
+import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -42,9 +45,6 @@ import org.agrona.concurrent.SystemNanoClock;
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
 public final class AggregationServer implements Agent, AutoCloseable {
-    /** Words of a whole number of ternary bytes: 5 words = 320 parameters = 64 bytes. */
-    private static final int TERNARY_GROUP_WORDS = 5;
-    private static final int TERNARY_GROUP_BYTES = TERNARY_GROUP_WORDS * Long.SIZE / Encoding.TRITS_PER_BYTE;
     private final Context ctx;
     private final ChunkLayout layout;
     private final int workers;
@@ -59,8 +59,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final BufferClaim bufferClaim = new BufferClaim();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
     private final int maxBodyLength;
-    private final long lastWordMask;
-    private final byte[] ternaryScratch;
 
     private long currentRound = -1;
     private boolean roundOpen;
@@ -78,8 +76,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.workers = ctx.workers;
         this.allWorkersMask = workers == Long.SIZE ? -1L : (1L << workers) - 1;
         this.majority = ctx.rule == VoteRule.MAJORITY;
-        this.lastWordMask = layout.toParam() == layout.paramCount() ? ChunkLayout.lastWordMask(layout.paramCount()) : -1L;
-        this.ternaryScratch = new byte[ctx.chunkWords * Long.SIZE / Encoding.TRITS_PER_BYTE];
 
         Subscription sub = null;
         ExclusivePublication pub = null;
@@ -102,10 +98,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords * Long.BYTES)
                 + " (use mtu=8k or fewer chunkWords)");
         }
-        final int planes = majority ? 0 : Encoding.bitsFor(workers);
+        final int planes = majority ? 2 : VoteAggregator.planes(workers);
         this.slots = new ChunkSlot[ctx.windowChunks];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new ChunkSlot(workers, ctx.chunkWords, majority && (workers & 1) == 0, planes);
+            slots[i] = new ChunkSlot(workers, ctx.chunkWords, planes);
         }
     }
 
@@ -214,7 +210,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(RejectReason.OUT_OF_RANGE);
         }
         final int words = msg.chunkWords();
-        if (msg.encoding() != Encoding.SIGN_BITS || length != MessageHeaderFlyweight.HEADER_LENGTH + words * Long.BYTES) {
+        final long chunkParams = layout.paramsOf(msg.chunkWordOffset(), words);
+        if (msg.encoding() != Encoding.SIGN_BITS
+            || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, words, chunkParams, 1)) {
             return reject(RejectReason.MALFORMED);
         }
         if (chunk < baseChunk) {
@@ -231,14 +229,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if ((slot.arrived & bit) != 0) {
             return reject(RejectReason.DUPLICATE);
         }
-        final long[] dst = slot.votes[worker];
-        final int body = msg.bodyOffset();
-        for (int i = 0; i < words; i++) {
-            dst[i] = buffer.getLong(body + (i << 3), ByteOrder.LITTLE_ENDIAN);
-        }
-        if (chunk == layout.chunkCount() - 1) {
-            dst[words - 1] &= lastWordMask;
-        }
+        SignEncoding.INSTANCE.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), chunkParams, 0, words,
+            slot.voteView[worker]);
         slot.arrived |= bit;
         if (slot.arrived == allWorkersMask) {
             vote(slot, words);
@@ -262,16 +254,19 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     private void vote(final ChunkSlot slot, final int words) {
-        final int voters = Long.bitCount(slot.arrived);
+        int voters = 0;
+        for (long m = slot.arrived; m != 0; m &= m - 1) {
+            slot.present[voters++] = slot.votes[Long.numberOfTrailingZeros(m)];
+        }
         slot.voterMask = slot.arrived;
         slot.voters = voters;
+        slot.downlink = DownlinkEncoding.of(ctx.rule, voters);
         if (majority) {
-            final boolean odd = (voters & 1) == 1;
-            final int ties = ChunkVoter.majority(slot.votes, voters, words, slot.sign, odd ? null : slot.tie);
+            final int ties = VoteAggregator.majority(slot.present, voters, 0, words, slot.out[0], slot.out[1]);
             counters.ties().getAndAddPlain(ties);
-            slot.encoding = odd ? Encoding.SIGN_BITS : Encoding.TERNARY;
+            slot.encoding = (voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY;
         } else {
-            ChunkVoter.count(slot.votes, voters, words, slot.planes);
+            VoteAggregator.count(slot.present, voters, 0, words, slot.out);
             slot.encoding = Encoding.COUNT_PLANES;
         }
         slot.voted = true;
@@ -301,19 +296,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private boolean sendSlot(final ChunkSlot slot) {
         final int chunkWordOffset = layout.wordOffset(slot.chunk);
         final int words = layout.wordsOf(slot.chunk);
+        final long chunkParams = layout.paramsOf(chunkWordOffset, words);
+        final int maxFrameWords = maxFrameWords(slot.encoding, slot.voters);
         while (slot.sentWords < words) {
-            final int frameWords;
-            final int bodyLength;
             final int from = slot.sentWords;
-            if (slot.encoding == Encoding.COUNT_PLANES) {
-                final int fit = maxBodyLength / (Encoding.bitsFor(slot.voters) * Long.BYTES);
-                frameWords = Math.min(words - from, fit - fit % 4);
-            } else if (slot.encoding == Encoding.TERNARY) {
-                frameWords = Math.min(words - from, maxBodyLength / TERNARY_GROUP_BYTES * TERNARY_GROUP_WORDS);
-            } else {
-                frameWords = words;
-            }
-            bodyLength = Encoding.bodyLength(slot.encoding, frameWords, layout.paramsOf(chunkWordOffset + from, frameWords), slot.voters);
+            final int frameWords = Math.min(words - from, maxFrameWords);
+            final int bodyLength = slot.downlink.encodedLength(chunkParams, from, from + frameWords);
             final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
             if (result < 0) {
                 onOfferFailure(result);
@@ -330,7 +318,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
                 .shard(ctx.shard)
                 .voterMask(slot.voterMask);
-            writeBody(slot, buffer, outHeader.bodyOffset(), from, frameWords, layout.paramsOf(chunkWordOffset + from, frameWords));
+            slot.downlink.encode(slot.out, chunkParams, from, from + frameWords, WireBuffers.byteBuffer(buffer),
+                WireBuffers.index(buffer, outHeader.bodyOffset()));
             bufferClaim.commit();
             counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(bodyLength));
             slot.sentWords += frameWords;
@@ -338,29 +327,15 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return true;
     }
 
-    private void writeBody(final ChunkSlot slot, final MutableDirectBuffer buffer, final int body, final int from, final int words,
-        final long params) {
-        switch (slot.encoding) {
+    /** Largest frame of a result chunk in words: a whole chunk for signs, whole 5-word groups for ternary bytes. */
+    private int maxFrameWords(final int encoding, final int voters) {
+        switch (encoding) {
             case Encoding.SIGN_BITS:
-                putWords(buffer, body, slot.sign, from, words);
-                break;
+                return maxBodyLength / Long.BYTES;
             case Encoding.TERNARY:
-                final int length = ChunkVoter.encodeTernary(slot.sign, slot.tie, from, params, ternaryScratch);
-                buffer.putBytes(body, ternaryScratch, 0, length);
-                break;
+                return maxBodyLength / (TernaryEncoding.WORD_ALIGNMENT * Long.SIZE / Encoding.TRITS_PER_BYTE) * TernaryEncoding.WORD_ALIGNMENT;
             default:
-                final long[][] planes = slot.planes;
-                final int count = Encoding.bitsFor(slot.voters);
-                for (int p = 0; p < count; p++) {
-                    putWords(buffer, body + p * words * Long.BYTES, planes[p], from, words);
-                }
-                break;
-        }
-    }
-
-    private static void putWords(final MutableDirectBuffer buffer, final int offset, final long[] src, final int from, final int words) {
-        for (int i = 0; i < words; i++) {
-            buffer.putLong(offset + (i << 3), src[from + i], ByteOrder.LITTLE_ENDIAN);
+                return maxBodyLength / (VoteAggregator.planes(voters) * Long.BYTES);
         }
     }
 
@@ -377,24 +352,29 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
     }
 
+    /** One chunk in flight; every array is chunk-local (word 0 = the chunk's first word). */
     private static final class ChunkSlot {
         final long[][] votes;
-        final long[] sign;
-        final long[] tie;
-        final long[][] planes;
+        final long[][][] voteView;
+        final long[][] present;
+        final long[][] out;
         int chunk = -1;
         long arrived;
         boolean voted;
         long voterMask;
         int voters;
         int encoding;
+        DownlinkEncoding downlink;
         int sentWords;
 
-        ChunkSlot(final int workers, final int chunkWords, final boolean ties, final int planes) {
+        ChunkSlot(final int workers, final int chunkWords, final int planes) {
             votes = new long[workers][chunkWords];
-            sign = new long[chunkWords];
-            tie = ties ? new long[chunkWords] : null;
-            this.planes = new long[planes][chunkWords];
+            voteView = new long[workers][][];
+            for (int w = 0; w < workers; w++) {
+                voteView[w] = new long[][] {votes[w]};
+            }
+            present = new long[workers][];
+            out = new long[planes][chunkWords];
         }
 
         void reset(final int chunk) {

@@ -1,16 +1,19 @@
 package io.dlion.aeron.wire;
 
 /**
- * Body encodings named by the {@link MessageHeaderFlyweight#ENCODING_OFFSET} field. For a chunk of {@code w}
- * words covering {@code p} parameters:
+ * Body encodings named by the {@link MessageHeaderFlyweight#ENCODING_OFFSET} field: the codes of core's
+ * {@link io.dlion.codec.DownlinkEncoding}s, which write and read every body. For a frame covering {@code p}
+ * parameters (a whole number of 64-parameter words, fewer only at the end of the vector):
  * <ul>
- *   <li>{@link #SIGN_BITS}: {@code w} little-endian longs in the packed layout of
- *       {@link io.dlion.exchange.RoundResult} (1 bit per parameter). Votes, and majority results with an odd
- *       number of voters.</li>
- *   <li>{@link #TERNARY}: majority results with an even number of voters (-1, 0, +1), base-3 packed five
- *       parameters per byte, {@code ceil(p / 5)} bytes (1.6 bits per parameter).</li>
- *   <li>{@link #COUNT_PLANES}: averaging results, the count k of +1 votes as {@code b = bitsFor(voters)} bit
- *       planes of {@code w} little-endian longs each, plane 0 (least significant bit of k) first.</li>
+ *   <li>{@link #SIGN_BITS}: {@link io.dlion.codec.SignEncoding}, {@code ceil(p / 8)} bytes, the packed layout of
+ *       {@link io.dlion.exchange.RoundResult} (1 bit per parameter; little-endian words, the last word cut to
+ *       its bytes). Votes, and majority results with an odd number of voters.</li>
+ *   <li>{@link #TERNARY}: {@link io.dlion.codec.TernaryEncoding}, majority results with an even number of voters
+ *       (-1, 0, +1), base-3 packed five parameters per byte, {@code ceil(p / 5)} bytes (1.6 bits per parameter);
+ *       a frame starts at a multiple of 5 words of its chunk.</li>
+ *   <li>{@link #COUNT_PLANES}: {@link io.dlion.codec.CountEncoding}, averaging results, the count k of +1 votes
+ *       as {@code b = bitsFor(voters)} bit planes of {@code ceil(p / 8)} bytes each, plane 0 (least significant
+ *       bit of k) first.</li>
  * </ul>
  */
 public final class Encoding {
@@ -41,7 +44,7 @@ public final class Encoding {
      * Length of a body.
      *
      * @param encoding code.
-     * @param words    64-parameter words covered.
+     * @param words    64-parameter words covered (kept for source compatibility; the length depends on params).
      * @param params   parameters covered.
      * @param voters   votes counted (for {@link #COUNT_PLANES}).
      * @return body length in bytes.
@@ -51,11 +54,11 @@ public final class Encoding {
             case NONE:
                 return 0;
             case SIGN_BITS:
-                return words * Long.BYTES;
+                return (int)((params + 7) >>> 3);
             case TERNARY:
                 return (int)((params + TRITS_PER_BYTE - 1) / TRITS_PER_BYTE);
             case COUNT_PLANES:
-                return bitsFor(voters) * words * Long.BYTES;
+                return bitsFor(voters) * (int)((params + 7) >>> 3);
             default:
                 throw new IllegalArgumentException("unknown encoding " + encoding);
         }

@@ -3,9 +3,15 @@ package io.dlion.aeron.wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
+import io.dlion.codec.CountEncoding;
+import io.dlion.codec.DownlinkEncoding;
+import io.dlion.codec.SignEncoding;
+import io.dlion.codec.TernaryEncoding;
+import io.dlion.vote.VoteRule;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +61,60 @@ class WireFormatGoldenTest {
             .writeHeader(MessageType.HELLO, Encoding.NONE)
             .jobId(77).round(0).chunkWordOffset(0).chunkWords(0).workerId(2).shard(0).paramCount(10_000_000L);
         assertArrayEquals(golden, buffer.byteArray());
+    }
+
+    @Test
+    void shouldWriteAndReadTernaryResultAsGolden() {
+        final byte[] golden = golden("result-ternary-v1.hex");
+        final long[] sign = {0x99L};
+        final long[] tie = {0x4042L};
+        final byte[] written = new byte[golden.length];
+        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
+            .writeHeader(MessageType.RESULT_CHUNK, Encoding.TERNARY)
+            .jobId(77).round(6).chunkWordOffset(0).chunkWords(1).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID).shard(0).voterMask(0b1111);
+        final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.MAJORITY, 4);
+        assertEquals(TernaryEncoding.INSTANCE, encoding);
+        assertEquals(2, encoding.encode(new long[][] {sign, tie}, 10, 0, 1, ByteBuffer.wrap(written), header.bodyOffset()));
+        assertArrayEquals(golden, written);
+        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.TERNARY, 1, 10, 4));
+
+        final long[][] read = new long[2][1];
+        encoding.decode(ByteBuffer.wrap(golden), MessageHeaderFlyweight.HEADER_LENGTH, 10, 0, 1, read);
+        assertEquals(sign[0], read[0][0], "sign: params 0, 3, 4, 7");
+        assertEquals(tie[0], read[1][0], "tie: params 1, 6, 9");
+    }
+
+    @Test
+    void shouldWriteAndReadCountResultAsGolden() {
+        final byte[] golden = golden("result-count-v1.hex");
+        final long[][] planes = {{0xA05AL}, {0x903CL}};
+        final byte[] written = new byte[golden.length];
+        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
+            .writeHeader(MessageType.RESULT_CHUNK, Encoding.COUNT_PLANES)
+            .jobId(77).round(7).chunkWordOffset(0).chunkWords(1).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID).shard(0).voterMask(0b111);
+        final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.AVERAGE, 3);
+        assertEquals(2, ((CountEncoding)encoding).planes());
+        assertEquals(4, encoding.encode(planes, 12, 0, 1, ByteBuffer.wrap(written), header.bodyOffset()));
+        assertArrayEquals(golden, written);
+        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.COUNT_PLANES, 1, 12, 3));
+
+        final long[][] read = new long[2][1];
+        encoding.decode(ByteBuffer.wrap(golden), MessageHeaderFlyweight.HEADER_LENGTH, 12, 0, 1, read);
+        assertArrayEquals(planes[0], read[0]);
+        assertArrayEquals(planes[1], read[1]);
+    }
+
+    @Test
+    void shouldCutTheLastVoteChunkToItsBytes() {
+        final byte[] golden = golden("vote-chunk-tail-v1.hex");
+        final long[] vote = {0x0123456789ABCDEFL, 0x84L};
+        final byte[] written = new byte[golden.length];
+        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
+            .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
+            .jobId(77).round(2).chunkWordOffset(0).chunkWords(2).workerId(1).shard(0).voterMask(0);
+        assertEquals(9, SignEncoding.INSTANCE.encode(new long[][] {vote}, 70, 0, 2, ByteBuffer.wrap(written), header.bodyOffset()));
+        assertArrayEquals(golden, written);
+        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, 2, 70, 1));
     }
 
     @Test
