@@ -44,8 +44,8 @@ import io.dlion.vote.VoteRule;
  */
 public final class DeltaApplier implements AutoCloseable {
 
-    /** Words unpacked per batch of device ops (2^20 parameters). */
-    public static final int CHUNK_WORDS = 1 << 14;
+    /** Words unpacked per batch of device ops (2^22 parameters: few, large ops; 4 MB + 4 MB + 4 values per parameter of scratch). */
+    public static final int CHUNK_WORDS = 1 << 16;
 
     private static final int CHUNK_BYTES = CHUNK_WORDS << 3;
     private static final int CHUNK_PARAMS = CHUNK_WORDS << 6;

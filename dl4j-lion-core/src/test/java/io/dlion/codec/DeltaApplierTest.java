@@ -80,7 +80,7 @@ class DeltaApplierTest {
     @Test
     void shouldApplyALargeVectorAcrossChunks() {
         final Random random = new Random(29);
-        final long n = 2L * DeltaApplier.CHUNK_WORDS * 64 + 1001;
+        final long n = DeltaApplier.CHUNK_WORDS * 64L + 1001;
         final int voters = 6;
         final long[][] votes = votes(random, voters, n);
         final int words = TestBits.words(n);
