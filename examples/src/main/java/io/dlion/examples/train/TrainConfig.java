@@ -27,6 +27,10 @@ public final class TrainConfig {
     Path out;
     long epochTimeoutSeconds = 1800;
     boolean quiet;
+    /** Workers that train in this process (null: all of them). */
+    int[] localWorkers;
+    /** Transport to a remote aggregation server (null: the one of {@link #transport}, in this JVM). */
+    java.util.function.Supplier<VoteTransport> remote;
 
     /** @return the learning rate, or the default of the optimizer when none was given. */
     double learningRate() {

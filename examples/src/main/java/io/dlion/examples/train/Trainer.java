@@ -14,10 +14,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 
 import io.dlion.Lion;
 import io.dlion.dist.DLionAccumulator;
 import io.dlion.examples.Models;
+import io.dlion.examples.data.Cifar10;
+import io.dlion.examples.data.Cifar10Augment;
 import io.dlion.examples.data.FashionMnist;
 import io.dlion.examples.vit.ViT;
 import io.dlion.examples.vit.ViTConfig;
@@ -53,6 +56,24 @@ public final class Trainer {
         this.out = out;
     }
 
+    /** @return the number of parameters of the configured model. */
+    public long parameterCount() {
+        return newModel().numParams();
+    }
+
+    /**
+     * Run only some workers of the job in this process, against a transport to a remote server.
+     *
+     * @param localWorkers worker ids trained here.
+     * @param remote       opens the transport.
+     * @return the metrics of every epoch.
+     */
+    public List<EpochMetrics> runAs(final int[] localWorkers, final java.util.function.Supplier<VoteTransport> remote) throws Exception {
+        config.localWorkers = localWorkers.clone();
+        config.remote = remote;
+        return run();
+    }
+
     /** @return the metrics of every epoch; the files are written to the configured output directory. */
     public List<EpochMetrics> run() throws Exception {
         final DataSet train = loadData(true);
@@ -77,7 +98,19 @@ public final class Trainer {
 
     private DataSet loadData(final boolean train) throws IOException {
         final int limit = train ? config.trainLimit : config.testLimit;
+        if (config.dataset == TrainConfig.Dataset.CIFAR10) {
+            return Cifar10.load(config.dataDir, train, limit);
+        }
         return FashionMnist.load(config.dataDir != null ? config.dataDir : FashionMnist.DEFAULT_DIR, train, limit);
+    }
+
+    /** @return per-batch training augmentation: random crop and flip for CIFAR-10, none for Fashion-MNIST. */
+    private UnaryOperator<DataSet> augmentation(final int worker) {
+        if (config.dataset != TrainConfig.Dataset.CIFAR10) {
+            return UnaryOperator.identity();
+        }
+        final Cifar10Augment augment = Cifar10Augment.standard(config.seed * 31 + worker);
+        return batch -> new DataSet(augment.apply(batch.getFeatures()), batch.getLabels());
     }
 
     IUpdater updater() {
@@ -106,6 +139,7 @@ public final class Trainer {
     private List<EpochMetrics> runGlobal(final DataSet train, final DataSet test) {
         final Model model = newModel();
         header(model);
+        final UnaryOperator<DataSet> augment = augmentation(0);
         final List<EpochMetrics> metrics = new ArrayList<>();
         final long start = System.nanoTime();
         long steps = 0;
@@ -115,7 +149,7 @@ public final class Trainer {
             final Progress progress = new Progress(out, epoch, batches.size(), config.quiet);
             double lossSum = 0;
             for (final DataSet b : batches) {
-                fit(model, b);
+                fit(model, augment.apply(b));
                 lossSum += model.score();
                 steps++;
                 progress.step(model.score(), 0, 0);
@@ -128,49 +162,61 @@ public final class Trainer {
 
     private List<EpochMetrics> runDLion(final DataSet train, final DataSet test) throws Exception {
         final int n = config.workers;
+        final int[] local = config.localWorkers != null ? config.localWorkers : java.util.stream.IntStream.range(0, n).toArray();
+        final int k = local.length;
         final VoteRule rule = config.sharing == Sharing.DLION_MAVO ? VoteRule.MAJORITY : VoteRule.AVERAGE;
         final List<Model> models = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < k; i++) {
             models.add(newModel());
         }
         header(models.get(0));
-        final List<DataSet> shards = shard(train, n);
+        final List<DataSet> allShards = shard(train, n);
+        final List<DataSet> shards = new ArrayList<>();
+        final List<UnaryOperator<DataSet>> augmentations = new ArrayList<>();
+        for (final int id : local) {
+            shards.add(allShards.get(id));
+            augmentations.add(augmentation(id));
+        }
         final List<EpochMetrics> metrics = new ArrayList<>();
-        final ExecutorService pool = Executors.newFixedThreadPool(n);
-        try (VoteTransport transport = VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
+        final ExecutorService pool = Executors.newFixedThreadPool(k);
+        try (VoteTransport transport = config.remote != null ? config.remote.get()
+            : VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
             final List<ExchangeCounters> counters = new ArrayList<>();
             final List<DLionAccumulator> accumulators = new ArrayList<>();
             final List<Future<VoteExchange>> connecting = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                final int id = i;
+            for (final int id : local) {
                 connecting.add(pool.submit(() -> transport.exchange(id)));
             }
-            for (int i = 0; i < n; i++) {
-                final VoteExchange exchange = connecting.get(i).get(60, TimeUnit.SECONDS);
+            for (int i = 0; i < k; i++) {
+                final VoteExchange exchange = connecting.get(i).get(120, TimeUnit.SECONDS);
                 counters.add(exchange.counters());
                 accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds)));
             }
             final long start = System.nanoTime();
             long rounds = 0;
+            // every worker runs the same number of rounds: the smallest shard decides (all workers know all shard sizes)
+            int shortest = Integer.MAX_VALUE;
+            for (final DataSet s : allShards) {
+                shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
+            }
+            final int stepsPerEpoch = shortest;
             for (int epoch = 1; epoch <= config.epochs; epoch++) {
                 final List<List<DataSet>> batches = new ArrayList<>();
-                int steps = Integer.MAX_VALUE;
-                for (int i = 0; i < n; i++) {
-                    shards.get(i).shuffle(config.seed + 1000L * epoch + i);
+                for (int i = 0; i < k; i++) {
+                    shards.get(i).shuffle(config.seed + 1000L * epoch + local[i]);
                     batches.add(shards.get(i).batchBy(config.workerBatch()));
-                    steps = Math.min(steps, batches.get(i).size());
                 }
-                final int stepsPerEpoch = steps;
                 final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet);
-                final double[] loss = new double[n];
+                final double[] loss = new double[k];
                 final List<Future<?>> running = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    final int id = i;
+                for (int i = 0; i < k; i++) {
+                    final int w = i;
+                    final UnaryOperator<DataSet> augment = augmentations.get(w);
                     running.add(pool.submit(() -> {
                         for (int s = 0; s < stepsPerEpoch; s++) {
-                            fit(models.get(id), batches.get(id).get(s));
-                            loss[id] += models.get(id).score();
-                            if (id == 0) {
+                            fit(models.get(w), augment.apply(batches.get(w).get(s)));
+                            loss[w] += models.get(w).score();
+                            if (w == 0) {
                                 progress.step(models.get(0).score(), sum(counters, true), sum(counters, false));
                             }
                         }
@@ -181,9 +227,9 @@ public final class Trainer {
                 rounds += stepsPerEpoch;
                 double meanLoss = 0;
                 for (final double l : loss) {
-                    meanLoss += l / stepsPerEpoch / n;
+                    meanLoss += l / stepsPerEpoch / k;
                 }
-                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), n, start));
+                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start));
             }
             for (final DLionAccumulator acc : accumulators) {
                 acc.close();
@@ -191,8 +237,8 @@ public final class Trainer {
         } finally {
             pool.shutdownNow();
         }
-        for (int i = 0; i < n; i++) {
-            printHash(i, models.get(i));
+        for (int i = 0; i < k; i++) {
+            printHash(local[i], models.get(i));
         }
         return metrics;
     }
@@ -219,7 +265,11 @@ public final class Trainer {
             long steps = 0;
             for (int epoch = 1; epoch <= config.epochs; epoch++) {
                 train.shuffle(config.seed + epoch);
-                final List<DataSet> batches = train.batchBy(config.workerBatch());
+                final UnaryOperator<DataSet> augment = augmentation(epoch);
+                final List<DataSet> batches = new ArrayList<>();
+                for (final DataSet b : train.batchBy(config.workerBatch())) {
+                    batches.add(augment.apply(b));
+                }
                 final int e = epoch;
                 if (!config.quiet) {
                     out.printf("epoch %d: %d batches of %d over %d ParallelWrapper workers (DL4J threshold sharing)%n", e, batches.size(),

@@ -5,7 +5,7 @@ import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
 /** Where the workers of one JVM send their votes: an in-process hub or a local Aeron job. */
-interface VoteTransport extends AutoCloseable {
+public interface VoteTransport extends AutoCloseable {
 
     /** @return worker {@code id}'s exchange; may be called from the worker's own thread. */
     VoteExchange exchange(int id) throws Exception;

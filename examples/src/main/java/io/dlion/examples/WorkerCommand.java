@@ -1,0 +1,105 @@
+package io.dlion.examples;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.dlion.examples.train.RemoteTransport;
+import io.dlion.examples.train.Sharing;
+import io.dlion.examples.train.TrainConfig;
+import io.dlion.examples.train.TrainConfigs;
+import io.dlion.examples.train.Trainer;
+import io.dlion.vote.VoteRule;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./dlion worker}: one D-Lion worker process (e.g. one per GPU host) training shard {@code --worker-id} of
+ * {@code --workers} against an aggregation server started with {@code ./dlion server} on another host.
+ */
+@Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "One D-Lion training worker over Aeron UDP to a remote './dlion server'.")
+public final class WorkerCommand implements Callable<Integer> {
+
+    @Option(names = "--server", required = true, description = "server host")
+    String server;
+
+    @Option(names = "--vote-port", description = "server vote port (default: ${DEFAULT-VALUE})")
+    int votePort = 40123;
+
+    @Option(names = "--control-port", description = "server result control port (default: ${DEFAULT-VALUE})")
+    int controlPort = 40124;
+
+    @Option(names = "--local-host", required = true, description = "this host's address the results arrive on")
+    String localHost;
+
+    @Option(names = "--aeron-dir", description = "standalone media driver directory (default: embedded driver)")
+    String aeronDir;
+
+    @Option(names = "--job", description = "job id, as given to the server (default: ${DEFAULT-VALUE})")
+    int job = 1;
+
+    @Option(names = "--worker-id", required = true, description = "this worker, 0..workers-1")
+    int workerId;
+
+    @Option(names = "--workers", required = true, description = "workers of the job")
+    int workers;
+
+    @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
+    String rule = "majority";
+
+    @Option(names = "--dataset", description = "fashion-mnist or cifar10 (default: ${DEFAULT-VALUE})")
+    String dataset = "fashion-mnist";
+
+    @Option(names = "--data-dir", description = "data directory")
+    Path dataDir;
+
+    @Option(names = "--model", description = "mlp, cnn, vit-tiny or vit (default: ${DEFAULT-VALUE})")
+    String model = "mlp";
+
+    @Option(names = "--epochs", description = "epochs (default: ${DEFAULT-VALUE})")
+    int epochs = 2;
+
+    @Option(names = "--batch", description = "global batch, split over the workers (default: ${DEFAULT-VALUE})")
+    int batch = 128;
+
+    @Option(names = "--lr", description = "Lion learning rate (default: ${DEFAULT-VALUE})")
+    double lr = 3e-4;
+
+    @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
+    double weightDecay;
+
+    @Option(names = "--seed", description = "seed, the same on every worker (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--train-limit", description = "use the first K training examples (0 = all)")
+    int trainLimit;
+
+    @Option(names = "--test-limit", description = "use the first K test examples (0 = all)")
+    int testLimit;
+
+    @Option(names = "--out", required = true, description = "output directory")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        final VoteRule voteRule;
+        if ("majority".equals(rule)) {
+            voteRule = VoteRule.MAJORITY;
+        } else if ("average".equals(rule)) {
+            voteRule = VoteRule.AVERAGE;
+        } else {
+            throw new IllegalArgumentException("--rule must be majority or average, got '" + rule + "'");
+        }
+        if (workerId < 0 || workerId >= workers) {
+            throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
+        }
+        final TrainConfig config = TrainConfigs.of(dataset, dataDir, model, "lion",
+            voteRule == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", epochs, batch, lr, weightDecay, seed,
+            trainLimit, testLimit, 86_400, out);
+        final Trainer trainer = new Trainer(config, System.out);
+        final long params = trainer.parameterCount();
+        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(job, workers, params, voteRule, server, votePort, controlPort, localHost,
+            aeronDir));
+        return 0;
+    }
+}
