@@ -3,6 +3,7 @@ package io.dlion.aeron;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -11,11 +12,12 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.BufferClaim;
-import io.aeron.logbuffer.FragmentHandler;
+import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.codec.DownlinkEncoding;
@@ -29,8 +31,10 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
@@ -64,7 +68,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private long nextRound;
     private long submittedRound = -1;
     private long submitNs;
-    private long roundMask;
+    private final HelloCredentials credentials;
+    private final SplittableRandom nonces = new SplittableRandom(System.nanoTime());
     private long[] sign;
     private long[] tie;
     private long[][] planes;
@@ -82,6 +87,7 @@ public final class AeronVoteExchange implements VoteExchange {
         this.totalWords = (int)((ctx.paramCount + 63) >>> 6);
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
         this.vote = new long[totalWords];
+        this.credentials = ctx.secret == null ? null : new HelloCredentials(ctx.secret);
         this.voteView = new long[][] {vote};
         this.scratch = new long[ctx.rule == VoteRule.MAJORITY ? 2 : VoteAggregator.planes(ctx.workers)][ctx.chunkWords];
         this.shards = new ShardState[ctx.shards.size()];
@@ -130,12 +136,12 @@ public final class AeronVoteExchange implements VoteExchange {
         vote[totalWords - 1] &= lastWordMask;
         submittedRound = round;
         submitNs = ctx.nanoClock.nanoTime();
-        roundMask = 0;
         sign = ctx.rule == VoteRule.MAJORITY ? new long[totalWords] : null;
         tie = null;
         planes = null;
         for (final ShardState shard : shards) {
             shard.startRound();
+            shard.checkServer();
         }
         sendChunks();
     }
@@ -149,11 +155,19 @@ public final class AeronVoteExchange implements VoteExchange {
         final IdleStrategy idle = ctx.idleStrategy;
         idle.reset();
         while (true) {
-            int work = sendChunks();
+            int work = 0;
+            for (final ShardState shard : shards) {
+                work += shard.checkServer();
+            }
+            work += sendChunks();
             boolean done = true;
             for (final ShardState shard : shards) {
                 if (!shard.resultDone()) {
-                    work += shard.subscription.poll(shard.handler, ctx.fragmentLimit);
+                    work += shard.subscription.controlledPoll(shard.handler, ctx.fragmentLimit);
+                    if (shard.abortMask >= 0) {
+                        nextRound = round + 1;
+                        throw new QuorumLostException(round, shard.endpoint.shard(), shard.abortMask);
+                    }
                     done &= shard.resultDone();
                 }
             }
@@ -194,7 +208,7 @@ public final class AeronVoteExchange implements VoteExchange {
         final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
         final IdleStrategy idle = ctx.idleStrategy;
         for (final ShardState shard : shards) {
-            while (!shard.publication.isConnected() || !shard.subscription.isConnected()) {
+            while (!shard.publication.isConnected() || !shard.subscription.isConnected() || shard.latestServerSession == 0) {
                 if (ctx.nanoClock.nanoTime() - deadline >= 0) {
                     throw new IllegalStateException("shard " + shard.endpoint.shard() + " not connected after "
                         + TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs) + " ms (votes connected: " + shard.publication.isConnected()
@@ -202,12 +216,14 @@ public final class AeronVoteExchange implements VoteExchange {
                 }
                 idle.idle();
             }
+            final int session = shard.latestServerSession;
             while (!shard.sendHello()) {
                 if (ctx.nanoClock.nanoTime() - deadline >= 0) {
                     throw new IllegalStateException("shard " + shard.endpoint.shard() + ": HELLO not accepted by the publication in time");
                 }
                 idle.idle();
             }
+            shard.serverSession = session;
         }
     }
 
@@ -220,12 +236,28 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private RoundResult complete(final long round) {
-        final int voters = Long.bitCount(roundMask);
+        long all = -1L;
+        long any = 0;
+        boolean mixed = false;
+        for (final ShardState shard : shards) {
+            all &= shard.maskAll;
+            any |= shard.maskAny;
+            mixed |= shard.maskAll != shard.maskAny;
+        }
+        mixed |= all != any;
+        final long mask = all != 0 ? all : any;
+        final int voters = Long.bitCount(mask);
         final RoundResult result;
         if (ctx.rule == VoteRule.MAJORITY) {
-            result = RoundResult.majority(round, ctx.paramCount, voters, roundMask, sign, (voters & 1) == 0 ? tieWords() : null);
+            result = RoundResult.majority(round, ctx.paramCount, voters, mask, sign, tie != null || (voters & 1) == 0 ? tieWords() : null);
         } else {
-            result = RoundResult.average(round, ctx.paramCount, voters, roundMask, planes);
+            if (mixed) {
+                nextRound = round + 1;
+                throw new IllegalStateException("round " + round + ": the voters changed within the round (a worker was dropped"
+                    + " mid-round, voter masks 0x" + Long.toHexString(all) + " to 0x" + Long.toHexString(any)
+                    + "); an AVERAGE result needs one voter count, so this round cannot be applied");
+            }
+            result = RoundResult.average(round, ctx.paramCount, voters, mask, planes);
         }
         nextRound = round + 1;
         counters.rounds().incrementRelease();
@@ -249,7 +281,12 @@ public final class AeronVoteExchange implements VoteExchange {
         for (final ShardState shard : shards) {
             sb.append(" shard ").append(shard.endpoint.shard()).append(": sent ").append(shard.nextChunk).append('/')
                 .append(shard.layout.chunkCount()).append(" chunks, received ").append(shard.nextResultWord - shard.layout.fromWord())
-                .append('/').append(shard.layout.words()).append(" result words;");
+                .append('/').append(shard.layout.words()).append(" result words");
+            if (!shard.publication.isConnected() || !shard.subscription.isConnected()) {
+                sb.append(", server not connected (down or restarting; a restarted server is rejoined automatically within"
+                    + " the await timeout)");
+            }
+            sb.append(';');
         }
         return sb.toString();
     }
@@ -271,9 +308,14 @@ public final class AeronVoteExchange implements VoteExchange {
         final ChunkLayout layout;
         final ExclusivePublication publication;
         final Subscription subscription;
-        final FragmentHandler handler = this::onResult;
+        final ControlledFragmentHandler handler = this::onResult;
+        volatile int latestServerSession;
+        int serverSession;
         int nextChunk;
         int nextResultWord;
+        long maskAll;
+        long maskAny;
+        long abortMask = -1;
 
         ShardState(final ShardEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -282,7 +324,8 @@ public final class AeronVoteExchange implements VoteExchange {
             ExclusivePublication pub = null;
             try {
                 pub = ctx.aeron.addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
-                this.subscription = ctx.aeron.addSubscription(endpoint.resultChannel(), endpoint.resultStreamId());
+                this.subscription = ctx.aeron.addSubscription(endpoint.resultChannel(), endpoint.resultStreamId(),
+                    image -> latestServerSession = image.sessionId(), image -> { });
             } catch (final RuntimeException ex) {
                 CloseHelper.quietClose(pub);
                 throw ex;
@@ -301,20 +344,59 @@ public final class AeronVoteExchange implements VoteExchange {
         void startRound() {
             nextChunk = 0;
             nextResultWord = layout.fromWord();
+            maskAll = -1L;
+            maskAny = 0;
+            abortMask = -1;
         }
 
         boolean resultDone() {
             return nextResultWord == layout.toWord();
         }
 
+        /**
+         * A result image of a new server session means the shard's server was restarted: say HELLO again and, in a
+         * round, send every chunk again and drop what the old server sent of it.
+         *
+         * @return work done.
+         */
+        int checkServer() {
+            final int latest = latestServerSession;
+            if (latest == 0 || latest == serverSession || !publication.isConnected()) {
+                return 0;
+            }
+            if (!sendHello()) {
+                return 0;
+            }
+            serverSession = latest;
+            counters.serverReconnects().incrementRelease();
+            if (submittedRound == nextRound && !resultDone()) {
+                startRound();
+                for (int w = layout.fromWord(); w < layout.toWord(); w++) {
+                    if (sign != null) {
+                        sign[w] = 0;
+                    }
+                    if (tie != null) {
+                        tie[w] = 0;
+                    }
+                }
+                if (planes != null) {
+                    for (final long[] plane : planes) {
+                        java.util.Arrays.fill(plane, layout.fromWord(), layout.toWord(), 0L);
+                    }
+                }
+            }
+            return 1;
+        }
+
         boolean sendHello() {
-            final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH, bufferClaim);
+            final int bodyLength = credentials == null ? 0 : HelloCredentials.BODY_LENGTH;
+            final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
             if (result < 0) {
                 offerFailed(result, this);
                 return false;
             }
             outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
-                .writeHeader(MessageType.HELLO, Encoding.NONE)
+                .writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
                 .jobId(ctx.jobId)
                 .round(nextRound)
                 .chunkWordOffset(layout.fromWord())
@@ -322,8 +404,11 @@ public final class AeronVoteExchange implements VoteExchange {
                 .workerId(ctx.workerId)
                 .shard(endpoint.shard())
                 .paramCount(ctx.paramCount);
+            if (credentials != null) {
+                credentials.sign(bufferClaim.buffer(), bufferClaim.offset(), nonces.nextLong(), ctx.epochClock.time());
+            }
             bufferClaim.commit();
-            counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(0));
+            counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(bodyLength));
             return true;
         }
 
@@ -361,34 +446,51 @@ public final class AeronVoteExchange implements VoteExchange {
             return sent;
         }
 
-        void onResult(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+        ControlledFragmentHandler.Action onResult(final DirectBuffer buffer, final int offset, final int length, final Header header) {
             if (header.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
                 counters.rejectedResults().incrementRelease();
-                return;
+                return ControlledFragmentHandler.Action.CONTINUE;
             }
             final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
+            final int type = msg.type();
             if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
-                || msg.jobId() != ctx.jobId || msg.type() != MessageType.RESULT_CHUNK || msg.shard() != endpoint.shard()) {
+                || msg.jobId() != ctx.jobId || (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT)
+                || msg.shard() != endpoint.shard()) {
                 counters.rejectedResults().incrementRelease();
-                return;
+                return ControlledFragmentHandler.Action.CONTINUE;
             }
-            if (msg.round() != submittedRound || resultDone()) {
+            if (serverSession != 0 && header.sessionId() != serverSession) {
                 counters.staleResults().incrementRelease();
-                return;
+                return ControlledFragmentHandler.Action.CONTINUE;
+            }
+            final long round = msg.round();
+            if (round > submittedRound) {
+                return ControlledFragmentHandler.Action.ABORT;
+            }
+            if (round < submittedRound || resultDone()) {
+                counters.staleResults().incrementRelease();
+                return ControlledFragmentHandler.Action.CONTINUE;
+            }
+            final long mask = msg.voterMask();
+            if (type == MessageType.ROUND_ABORT) {
+                abortMask = mask;
+                return ControlledFragmentHandler.Action.BREAK;
             }
             final int wordOffset = msg.chunkWordOffset();
             final int words = msg.chunkWords();
-            final long mask = msg.voterMask();
-            if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0
-                || (roundMask != 0 && mask != roundMask) || !decode(msg, length, wordOffset, words, mask)) {
+            final long allWorkers = ctx.workers == Long.SIZE ? -1L : (1L << ctx.workers) - 1;
+            if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0 || (mask & ~allWorkers) != 0
+                || !decode(msg, length, wordOffset, words, mask)) {
                 counters.rejectedResults().incrementRelease();
-                return;
+                return ControlledFragmentHandler.Action.CONTINUE;
             }
-            roundMask = mask;
+            maskAll &= mask;
+            maskAny |= mask;
             nextResultWord += words;
             final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
             counters.bytesDown().getAndAddRelease(frame);
             exchangeCounters.addBytesDown(frame);
+            return ControlledFragmentHandler.Action.CONTINUE;
         }
 
         private boolean decode(final MessageHeaderFlyweight msg, final int length, final int wordOffset, final int words, final long mask) {
@@ -455,6 +557,8 @@ public final class AeronVoteExchange implements VoteExchange {
         private int chunkWords = Configuration.chunkWords();
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
+        private byte[] secret;
+        private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
@@ -504,6 +608,11 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             Objects.requireNonNull(idleStrategy, "idleStrategy");
             Objects.requireNonNull(nanoClock, "nanoClock");
+            Objects.requireNonNull(epochClock, "epochClock");
+            if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
+                throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
+                    + secret.length);
+            }
             return this;
         }
 
@@ -662,6 +771,29 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public NanoClock nanoClock() {
             return nanoClock;
+        }
+
+        /**
+         * @param secret the job's shared secret (at least 16 bytes), the same as the servers': every HELLO carries its
+         *               HMAC-SHA256; null (default) for servers without a secret.
+         * @return this for a fluent API.
+         */
+        public Context secret(final byte[] secret) {
+            this.secret = secret == null ? null : secret.clone();
+            return this;
+        }
+
+        /**
+         * @param epochClock for HELLO timestamps.
+         * @return this for a fluent API.
+         */
+        public Context epochClock(final EpochClock epochClock) {
+            this.epochClock = epochClock;
+            return this;
+        }
+
+        public EpochClock epochClock() {
+            return epochClock;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.dlion.aeron;
 
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +14,7 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.codec.DownlinkEncoding;
@@ -24,7 +26,9 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
@@ -60,10 +64,21 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
     private final int maxBodyLength;
 
+    private final HelloCredentials credentials;
+    private final int[] sessionOf;
+    private final long[] lastHelloMs;
+    private final long[] lastHelloNonce;
+    private long boundMask;
+    private long activeMask;
+
     private long currentRound = -1;
     private boolean roundOpen;
-    private long roundStartNs;
+    private long progressNs;
+    private long roundMask;
     private int baseChunk;
+    private boolean abortPending;
+    private long abortRound;
+    private long abortMask;
 
     /**
      * Create the server: adds the vote subscription, the result publication and the counters.
@@ -76,6 +91,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.workers = ctx.workers;
         this.allWorkersMask = workers == Long.SIZE ? -1L : (1L << workers) - 1;
         this.majority = ctx.rule == VoteRule.MAJORITY;
+        this.activeMask = allWorkersMask;
+        this.credentials = ctx.secret == null ? null : new HelloCredentials(ctx.secret);
+        this.sessionOf = new int[workers];
+        this.lastHelloMs = new long[workers];
+        this.lastHelloNonce = new long[workers];
+        Arrays.fill(lastHelloMs, Long.MIN_VALUE);
 
         Subscription sub = null;
         ExclusivePublication pub = null;
@@ -112,12 +133,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     @Override
     public int doWork() {
-        int work = sendResults();
+        int work = sendAbort();
+        work += sendResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
         work += sendResults();
-        if (roundOpen && ctx.nanoClock.nanoTime() - roundStartNs > ctx.roundTimeoutNs) {
-            counters.roundsAbandoned().increment();
-            roundOpen = false;
+        if (roundOpen && ctx.nanoClock.nanoTime() - progressNs > ctx.roundTimeoutNs) {
+            onDeadline();
             work++;
         }
         return work;
@@ -153,21 +174,49 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return currentRound;
     }
 
+    /** @return workers the next round waits for: every worker not dropped for missing a deadline. */
+    public long activeMask() {
+        return activeMask;
+    }
+
+    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from. */
+    public long joinedMask() {
+        return boundMask;
+    }
+
     /** @return true when the result publication has at least one connected subscriber. */
     public boolean isConnected() {
         return publication.isConnected();
     }
 
     private ControlledFragmentHandler.Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header) {
-        final ControlledFragmentHandler.Action action = handle(buffer, offset, length, header);
+        return onMessage(buffer, offset, length, header.flags(), header.sessionId());
+    }
+
+    /**
+     * Handle one message as if it came off the vote subscription: the server's whole decoder, for tests that feed
+     * it frames directly (fuzzing) on the thread that runs the agent.
+     *
+     * @param buffer    holding the message.
+     * @param offset    of the message.
+     * @param length    of the message.
+     * @param flags     Aeron frame flags ({@code FrameDescriptor.UNFRAGMENTED} for a whole message).
+     * @param sessionId Aeron session the message came from.
+     * @return {@code ABORT} when the message must be offered again later (its round or chunk is not open yet),
+     *     otherwise {@code CONTINUE} (accepted, or rejected and counted).
+     */
+    ControlledFragmentHandler.Action onMessage(final DirectBuffer buffer, final int offset, final int length, final byte flags,
+        final int sessionId) {
+        final ControlledFragmentHandler.Action action = handle(buffer, offset, length, flags, sessionId);
         if (action != ControlledFragmentHandler.Action.ABORT) {
             counters.bytesIn().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
         }
         return action;
     }
 
-    private ControlledFragmentHandler.Action handle(final DirectBuffer buffer, final int offset, final int length, final Header header) {
-        if (header.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
+    private ControlledFragmentHandler.Action handle(final DirectBuffer buffer, final int offset, final int length, final byte flags,
+        final int sessionId) {
+        if (flags != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
             return reject(RejectReason.MALFORMED);
         }
         final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
@@ -183,11 +232,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final int type = msg.type();
         if (type == MessageType.HELLO) {
-            if (msg.paramCount() != ctx.paramCount) {
-                return reject(RejectReason.PARAM_COUNT_MISMATCH);
-            }
-            counters.workersJoined().incrementPlain();
-            return ControlledFragmentHandler.Action.CONTINUE;
+            return onHello(msg, length, worker, sessionId);
         }
         if (type != MessageType.VOTE_CHUNK) {
             return reject(RejectReason.UNEXPECTED_TYPE);
@@ -195,28 +240,40 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (msg.shard() != ctx.shard) {
             return reject(RejectReason.WRONG_SHARD);
         }
+        final int chunk = layout.chunkAt(msg.chunkWordOffset());
+        if (chunk < 0 || msg.chunkWords() != layout.wordsOf(chunk)) {
+            return reject(RejectReason.OUT_OF_RANGE);
+        }
+        if (msg.encoding() != Encoding.SIGN_BITS) {
+            return reject(RejectReason.MALFORMED);
+        }
+        final int words = msg.chunkWords();
+        final long chunkParams = layout.paramsOf(msg.chunkWordOffset(), words);
+        if (length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, words, chunkParams, 1)) {
+            return reject(RejectReason.BAD_LENGTH);
+        }
+        final long bit = 1L << worker;
+        if ((boundMask & bit) == 0 || sessionOf[worker] != sessionId) {
+            return reject(RejectReason.UNAUTHENTICATED);
+        }
         final long round = msg.round();
         if (!roundOpen || round != currentRound) {
             if (round <= currentRound) {
                 return reject(RejectReason.STALE_ROUND);
             }
-            if (roundOpen) {
+            if (currentRound >= 0 && round > currentRound + 1) {
+                return reject(RejectReason.FUTURE_ROUND);
+            }
+            if (roundOpen || abortPending) {
                 return ControlledFragmentHandler.Action.ABORT;
             }
             openRound(round);
         }
-        final int chunk = layout.chunkAt(msg.chunkWordOffset());
-        if (chunk < 0 || msg.chunkWords() != layout.wordsOf(chunk)) {
-            return reject(RejectReason.OUT_OF_RANGE);
-        }
-        final int words = msg.chunkWords();
-        final long chunkParams = layout.paramsOf(msg.chunkWordOffset(), words);
-        if (msg.encoding() != Encoding.SIGN_BITS
-            || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, words, chunkParams, 1)) {
-            return reject(RejectReason.MALFORMED);
-        }
         if (chunk < baseChunk) {
             return reject(RejectReason.DUPLICATE);
+        }
+        if (roundMask != 0 && (roundMask & bit) == 0) {
+            return reject(RejectReason.LATE);
         }
         if (chunk >= baseChunk + slots.length) {
             return ControlledFragmentHandler.Action.ABORT;
@@ -225,16 +282,52 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (slot.chunk != chunk) {
             slot.reset(chunk);
         }
-        final long bit = 1L << worker;
-        if ((slot.arrived & bit) != 0) {
+        if ((slot.arrived & bit) != 0 || slot.voted) {
             return reject(RejectReason.DUPLICATE);
         }
         SignEncoding.INSTANCE.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), chunkParams, 0, words,
             slot.voteView[worker]);
         slot.arrived |= bit;
-        if (slot.arrived == allWorkersMask) {
-            vote(slot, words);
+        if (roundMask == 0 && (activeMask & bit) == 0) {
+            activeMask |= bit;
+            counters.workersRejoined().incrementPlain();
         }
+        tryVote(slot);
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    private ControlledFragmentHandler.Action onHello(final MessageHeaderFlyweight msg, final int length, final int worker, final int sessionId) {
+        if (msg.shard() != ctx.shard) {
+            return reject(RejectReason.WRONG_SHARD);
+        }
+        if (msg.paramCount() != ctx.paramCount) {
+            return reject(RejectReason.PARAM_COUNT_MISMATCH);
+        }
+        final int encoding = msg.encoding();
+        if (encoding != Encoding.NONE && encoding != Encoding.HMAC_SHA256) {
+            return reject(RejectReason.MALFORMED);
+        }
+        if (length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(encoding, 0, 0, 0)) {
+            return reject(RejectReason.BAD_LENGTH);
+        }
+        if (credentials != null) {
+            if (encoding != Encoding.HMAC_SHA256) {
+                return reject(RejectReason.BAD_CREDENTIALS);
+            }
+            final DirectBuffer buffer = msg.buffer();
+            final long timestamp = HelloCredentials.timestampMs(buffer, msg.offset());
+            final long nonce = HelloCredentials.nonce(buffer, msg.offset());
+            if (Math.abs(timestamp - ctx.epochClock.time()) > ctx.helloMaxSkewMs
+                || timestamp < lastHelloMs[worker] || (timestamp == lastHelloMs[worker] && nonce == lastHelloNonce[worker])
+                || !credentials.verify(buffer, msg.offset())) {
+                return reject(RejectReason.BAD_CREDENTIALS);
+            }
+            lastHelloMs[worker] = timestamp;
+            lastHelloNonce[worker] = nonce;
+        }
+        sessionOf[worker] = sessionId;
+        boundMask |= 1L << worker;
+        counters.workersJoined().incrementPlain();
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
@@ -246,19 +339,90 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private void openRound(final long round) {
         currentRound = round;
         roundOpen = true;
-        roundStartNs = ctx.nanoClock.nanoTime();
+        progressNs = ctx.nanoClock.nanoTime();
+        roundMask = 0;
         baseChunk = 0;
         for (final ChunkSlot slot : slots) {
             slot.reset(-1);
         }
     }
 
-    private void vote(final ChunkSlot slot, final int words) {
+    private void tryVote(final ChunkSlot slot) {
+        final long required = roundMask != 0 ? roundMask : activeMask;
+        if (!slot.voted && (slot.arrived & required) == required) {
+            final long voters = roundMask != 0 ? slot.arrived & roundMask : slot.arrived;
+            if (roundMask == 0) {
+                roundMask = voters;
+            }
+            vote(slot, layout.wordsOf(slot.chunk), voters);
+        }
+    }
+
+    /**
+     * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
+     * with the others, or, with fewer than the quorum, the round is aborted.
+     */
+    private void onDeadline() {
+        final long now = ctx.nanoClock.nanoTime();
+        final ChunkSlot base = slots[baseChunk % slots.length];
+        if (base.chunk == baseChunk && base.voted) {
+            progressNs = now;
+            return;
+        }
+        final long arrived = base.chunk == baseChunk ? base.arrived : 0;
+        final long required = roundMask != 0 ? roundMask : activeMask;
+        final long present = roundMask != 0 ? arrived & roundMask : arrived;
+        final long missing = required & ~present;
+        activeMask &= ~missing;
+        counters.workersDropped().getAndAddPlain(Long.bitCount(missing));
+        if (Long.bitCount(present) < ctx.minVoters) {
+            counters.roundsAbandoned().incrementPlain();
+            abortPending = true;
+            abortRound = currentRound;
+            abortMask = present;
+            roundOpen = false;
+            return;
+        }
+        roundMask = present;
+        progressNs = now;
+        for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
+            final ChunkSlot slot = slots[c % slots.length];
+            if (slot.chunk == c) {
+                tryVote(slot);
+            }
+        }
+    }
+
+    private int sendAbort() {
+        if (!abortPending) {
+            return 0;
+        }
+        final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH, bufferClaim);
+        if (result < 0) {
+            onOfferFailure(result);
+            return 0;
+        }
+        outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
+            .writeHeader(MessageType.ROUND_ABORT, Encoding.NONE)
+            .jobId(ctx.jobId)
+            .round(abortRound)
+            .chunkWordOffset(layout.fromWord())
+            .chunkWords(0)
+            .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
+            .shard(ctx.shard)
+            .voterMask(abortMask);
+        bufferClaim.commit();
+        counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(0));
+        abortPending = false;
+        return 1;
+    }
+
+    private void vote(final ChunkSlot slot, final int words, final long voterMask) {
         int voters = 0;
-        for (long m = slot.arrived; m != 0; m &= m - 1) {
+        for (long m = voterMask; m != 0; m &= m - 1) {
             slot.present[voters++] = slot.votes[Long.numberOfTrailingZeros(m)];
         }
-        slot.voterMask = slot.arrived;
+        slot.voterMask = voterMask;
         slot.voters = voters;
         slot.downlink = DownlinkEncoding.of(ctx.rule, voters);
         if (majority) {
@@ -283,11 +447,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             slot.reset(-1);
             baseChunk++;
+            progressNs = ctx.nanoClock.nanoTime();
             work++;
             if (baseChunk == layout.chunkCount()) {
                 roundOpen = false;
-                counters.votersLastRound().setRelease(slot.voters);
+                counters.votersLastRound().setRelease(Long.bitCount(roundMask));
                 counters.rounds().incrementRelease();
+            } else {
+                final ChunkSlot next = slots[baseChunk % slots.length];
+                if (next.chunk == baseChunk) {
+                    tryVote(next);
+                }
             }
         }
         return work;
@@ -408,6 +578,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+        private int minVoters;
+        private byte[] secret;
+        private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
+        private EpochClock epochClock = SystemEpochClock.INSTANCE;
 
         /**
          * Validate the configuration once and fill derived defaults.
@@ -446,6 +620,20 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             Objects.requireNonNull(nanoClock, "nanoClock");
             new ChunkLayout(paramCount, fromParam, toParam, chunkWords);
+            if (minVoters == 0) {
+                minVoters = workers / 2 + 1;
+            }
+            if (minVoters < 1 || minVoters > workers) {
+                throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers + "], got " + minVoters);
+            }
+            if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
+                throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
+                    + secret.length);
+            }
+            if (helloMaxSkewMs < 0) {
+                throw new IllegalArgumentException("helloMaxSkewMs must be >= 0, got " + helloMaxSkewMs);
+            }
+            Objects.requireNonNull(epochClock, "epochClock");
             return this;
         }
 
@@ -662,6 +850,56 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public NanoClock nanoClock() {
             return nanoClock;
+        }
+
+        /**
+         * @param minVoters the quorum: a round whose deadline passes with fewer workers' votes is aborted
+         *                  ({@link QuorumLostException} on the workers); default (0) a majority, {@code workers / 2 + 1}.
+         * @return this for a fluent API.
+         */
+        public Context minVoters(final int minVoters) {
+            this.minVoters = minVoters;
+            return this;
+        }
+
+        public int minVoters() {
+            return minVoters;
+        }
+
+        /**
+         * @param secret the job's shared secret (at least 16 bytes): HELLOs must carry its HMAC-SHA256; null (default)
+         *               accepts any HELLO (votes are still bound to the Aeron session of their worker's HELLO).
+         * @return this for a fluent API.
+         */
+        public Context secret(final byte[] secret) {
+            this.secret = secret == null ? null : secret.clone();
+            return this;
+        }
+
+        /**
+         * @param helloMaxSkewMs how far a HELLO's timestamp may be from this server's clock.
+         * @return this for a fluent API.
+         */
+        public Context helloMaxSkewMs(final long helloMaxSkewMs) {
+            this.helloMaxSkewMs = helloMaxSkewMs;
+            return this;
+        }
+
+        public long helloMaxSkewMs() {
+            return helloMaxSkewMs;
+        }
+
+        /**
+         * @param epochClock for HELLO timestamps.
+         * @return this for a fluent API.
+         */
+        public Context epochClock(final EpochClock epochClock) {
+            this.epochClock = epochClock;
+            return this;
+        }
+
+        public EpochClock epochClock() {
+            return epochClock;
         }
     }
 }

@@ -32,9 +32,17 @@ public final class Configuration {
     public static final String WINDOW_CHUNKS_PROP_NAME = "dlion.aeron.window.chunks";
     public static final int WINDOW_CHUNKS_DEFAULT = 64;
 
-    /** How long the server keeps a round open before abandoning it, in milliseconds. */
+    /**
+     * Round deadline, in milliseconds: how long the server waits without progress (since the round opened or since its
+     * last published chunk) for the workers it expects; then it drops the missing ones and goes on with the others if
+     * they are at least the quorum, or aborts the round. This is the time to detect a dead worker.
+     */
     public static final String ROUND_TIMEOUT_MS_PROP_NAME = "dlion.aeron.round.timeout.ms";
     public static final long ROUND_TIMEOUT_MS_DEFAULT = 30_000;
+
+    /** How far a HELLO's timestamp may be from the server's clock, in milliseconds. */
+    public static final String HELLO_MAX_SKEW_MS_PROP_NAME = "dlion.aeron.hello.max.skew.ms";
+    public static final long HELLO_MAX_SKEW_MS_DEFAULT = 60_000;
 
     /** How long a worker waits for its publications and subscriptions to connect, in milliseconds. */
     public static final String CONNECT_TIMEOUT_MS_PROP_NAME = "dlion.aeron.connect.timeout.ms";

@@ -10,10 +10,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -57,6 +59,7 @@ public final class LocalAeronJob implements AutoCloseable {
     private final AgentRunner serverRunner;
     private final List<ShardEndpoint> shards;
     private final AtomicReferenceArray<AeronVoteExchange> exchanges;
+    private final AtomicIntegerArray claimed;
     private final AtomicReference<Throwable> serverError;
     private volatile boolean closed;
 
@@ -69,6 +72,7 @@ public final class LocalAeronJob implements AutoCloseable {
         this.serverRunner = serverRunner;
         this.shards = shards;
         this.exchanges = new AtomicReferenceArray<>(ctx.workers);
+        this.claimed = new AtomicIntegerArray(ctx.workers);
     }
 
     /**
@@ -110,7 +114,8 @@ public final class LocalAeronJob implements AutoCloseable {
                     .shard(s).paramRange(bounds[s], to)
                     .voteChannel(serverVotes).voteStreamId(voteStream)
                     .resultChannel(serverResults).resultStreamId(resultStream)
-                    .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)));
+                    .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
+                    .minVoters(ctx.minVoters).secret(ctx.secret)));
                 endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
                     resultStream));
             }
@@ -149,13 +154,19 @@ public final class LocalAeronJob implements AutoCloseable {
             throw new IllegalStateException("job closed");
         }
         checkServer();
-        final AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
-            .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-            .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs));
-        if (!exchanges.compareAndSet(workerId, null, exchange)) {
-            exchange.close();
+        if (!claimed.compareAndSet(workerId, 0, 1)) {
             throw new IllegalStateException("worker " + workerId + " already has an exchange");
         }
+        final AeronVoteExchange exchange;
+        try {
+            exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
+                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret));
+        } catch (final RuntimeException ex) {
+            claimed.set(workerId, 0);
+            throw ex;
+        }
+        exchanges.set(workerId, exchange);
         if (closed) {
             exchange.close();
             throw new IllegalStateException("job closed");
@@ -254,6 +265,8 @@ public final class LocalAeronJob implements AutoCloseable {
         private int streamIdBase = Configuration.VOTE_STREAM_ID_DEFAULT;
         private boolean embeddedDriver = true;
         private String aeronDirectoryName;
+        private int minVoters;
+        private byte[] secret;
 
         /**
          * Validate once.
@@ -295,6 +308,16 @@ public final class LocalAeronJob implements AutoCloseable {
             }
             if (!embeddedDriver && aeronDirectoryName == null) {
                 throw new IllegalArgumentException("aeronDirectoryName must be set when embeddedDriver is false");
+            }
+            if (minVoters == 0) {
+                minVoters = workers / 2 + 1;
+            }
+            if (minVoters < 1 || minVoters > workers) {
+                throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers + "], got " + minVoters);
+            }
+            if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
+                throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
+                    + secret.length);
             }
             return this;
         }
@@ -469,6 +492,29 @@ public final class LocalAeronJob implements AutoCloseable {
 
         public String aeronDirectoryName() {
             return aeronDirectoryName;
+        }
+
+        /**
+         * @param minVoters the quorum: a round whose deadline passes with fewer votes is aborted; default (0) a majority
+         *                  of the workers.
+         * @return this for a fluent API.
+         */
+        public Context minVoters(final int minVoters) {
+            this.minVoters = minVoters;
+            return this;
+        }
+
+        public int minVoters() {
+            return minVoters;
+        }
+
+        /**
+         * @param secret the job's shared secret (at least 16 bytes) for HMAC-authenticated HELLOs; null (default) for none.
+         * @return this for a fluent API.
+         */
+        public Context secret(final byte[] secret) {
+            this.secret = secret == null ? null : secret.clone();
+            return this;
         }
     }
 }

@@ -5,7 +5,7 @@ package io.dlion.aeron;
  * person can see with {@code AeronStat} what is being refused; a refused message never enters a vote.
  */
 public enum RejectReason {
-    /** Shorter than the header, a length that does not match the header, a fragmented or unknown-encoding message. */
+    /** Shorter than the header, a fragmented message or a body encoding the message type does not use. */
     MALFORMED("malformed"),
     /** Wrong magic byte or protocol version. */
     BAD_VERSION("bad-version"),
@@ -24,7 +24,17 @@ public enum RejectReason {
     /** A chunk that does not start on this shard's chunk grid or has the wrong length. */
     OUT_OF_RANGE("out-of-range"),
     /** A HELLO whose parameter count differs from the job's. */
-    PARAM_COUNT_MISMATCH("param-count-mismatch");
+    PARAM_COUNT_MISMATCH("param-count-mismatch"),
+    /** A body shorter (truncated) or longer (oversized) than the header and encoding state. */
+    BAD_LENGTH("bad-length"),
+    /** A round more than one ahead of the server's current round. */
+    FUTURE_ROUND("future-round"),
+    /** A vote of a worker left out of the round: the round's voters were fixed without it (deadline passed). */
+    LATE("late"),
+    /** A vote from an Aeron session no accepted HELLO bound to the worker id it claims. */
+    UNAUTHENTICATED("unauthenticated"),
+    /** A HELLO without valid credentials: missing or wrong HMAC, a timestamp outside the allowed skew, or a replay. */
+    BAD_CREDENTIALS("bad-credentials");
 
     private final String label;
 

@@ -22,6 +22,8 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter workersJoined;
     private final Counter backPressure;
     private final Counter roundsAbandoned;
+    private final Counter workersDropped;
+    private final Counter workersRejoined;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
 
     ServerCounters(final Aeron aeron, final int jobId, final int shard) {
@@ -36,7 +38,9 @@ public final class ServerCounters implements AutoCloseable {
             ties = aeron.addCounter(type, prefix + "tied params");
             workersJoined = aeron.addCounter(type, prefix + "workers joined (HELLO)");
             backPressure = aeron.addCounter(type, prefix + "result offers not accepted");
-            roundsAbandoned = aeron.addCounter(type, prefix + "rounds abandoned (timeout)");
+            roundsAbandoned = aeron.addCounter(type, prefix + "rounds aborted (quorum lost at the deadline)");
+            workersDropped = aeron.addCounter(type, prefix + "workers dropped (missed a round deadline)");
+            workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
             for (final RejectReason reason : RejectReason.values()) {
                 rejected.put(reason, aeron.addCounter(type, prefix + "rejected " + reason.label()));
             }
@@ -86,9 +90,19 @@ public final class ServerCounters implements AutoCloseable {
         return backPressure;
     }
 
-    /** @return rounds given up after the round timeout. */
+    /** @return rounds aborted at the deadline because fewer workers than the quorum had voted. */
     public Counter roundsAbandoned() {
         return roundsAbandoned;
+    }
+
+    /** @return times a worker was dropped from the workers a round waits for, for missing a round deadline. */
+    public Counter workersDropped() {
+        return workersDropped;
+    }
+
+    /** @return times a dropped worker's vote arrived in time for a round again, so rounds wait for it again. */
+    public Counter workersRejoined() {
+        return workersRejoined;
     }
 
     /**
@@ -110,7 +124,8 @@ public final class ServerCounters implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned);
+        CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
+            workersDropped, workersRejoined);
         CloseHelper.closeAll(rejected.values());
     }
 }

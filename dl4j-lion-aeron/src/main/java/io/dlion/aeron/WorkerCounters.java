@@ -15,6 +15,7 @@ public final class WorkerCounters implements AutoCloseable {
     private final Counter rejectedResults;
     private final Counter staleResults;
     private final Counter offersNotAccepted;
+    private final Counter serverReconnects;
 
     WorkerCounters(final Aeron aeron, final int jobId, final int workerId) {
         final String prefix = "dlion-worker job=" + jobId + " worker=" + workerId + ": ";
@@ -26,6 +27,7 @@ public final class WorkerCounters implements AutoCloseable {
             rejectedResults = aeron.addCounter(type, prefix + "rejected result frames");
             staleResults = aeron.addCounter(type, prefix + "result frames of another round");
             offersNotAccepted = aeron.addCounter(type, prefix + "vote offers not accepted");
+            serverReconnects = aeron.addCounter(type, prefix + "server restarts seen (HELLO again)");
         } catch (final RuntimeException ex) {
             close();
             throw ex;
@@ -59,8 +61,13 @@ public final class WorkerCounters implements AutoCloseable {
         return offersNotAccepted;
     }
 
+    /** @return times a shard's server came back with a new session and this worker said HELLO again. */
+    public Counter serverReconnects() {
+        return serverReconnects;
+    }
+
     @Override
     public void close() {
-        CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted);
+        CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted, serverReconnects);
     }
 }

@@ -14,6 +14,7 @@ package io.dlion.aeron.wire;
  *   <li>{@link #COUNT_PLANES}: {@link io.dlion.codec.CountEncoding}, averaging results, the count k of +1 votes
  *       as {@code b = bitsFor(voters)} bit planes of {@code ceil(p / 8)} bytes each, plane 0 (least significant
  *       bit of k) first.</li>
+ *   <li>{@link #HMAC_SHA256}: the body of an authenticated HELLO, {@link HelloCredentials}.</li>
  * </ul>
  */
 public final class Encoding {
@@ -25,6 +26,8 @@ public final class Encoding {
     public static final int TERNARY = 2;
     /** Bit planes of the +1 count. */
     public static final int COUNT_PLANES = 3;
+    /** HELLO credentials: nonce, timestamp and HMAC-SHA256, see {@link HelloCredentials}. */
+    public static final int HMAC_SHA256 = 4;
 
     /** Parameters per byte of {@link #TERNARY}. */
     public static final int TRITS_PER_BYTE = 5;
@@ -59,6 +62,8 @@ public final class Encoding {
                 return (int)((params + TRITS_PER_BYTE - 1) / TRITS_PER_BYTE);
             case COUNT_PLANES:
                 return bitsFor(voters) * (int)((params + 7) >>> 3);
+            case HMAC_SHA256:
+                return HelloCredentials.BODY_LENGTH;
             default:
                 throw new IllegalArgumentException("unknown encoding " + encoding);
         }

@@ -8,6 +8,11 @@ public final class MessageType {
     public static final int VOTE_CHUNK = 2;
     /** Server to workers: the aggregated result of one chunk, in the {@link Encoding} the header names. */
     public static final int RESULT_CHUNK = 3;
+    /**
+     * Server to workers: the round named in the header will have no result (fewer voters than the quorum before the
+     * deadline); the voter mask field holds the workers that did vote. No body.
+     */
+    public static final int ROUND_ABORT = 4;
 
     private MessageType() {
     }
@@ -24,6 +29,8 @@ public final class MessageType {
                 return "VOTE_CHUNK";
             case RESULT_CHUNK:
                 return "RESULT_CHUNK";
+            case ROUND_ABORT:
+                return "ROUND_ABORT";
             default:
                 return "UNKNOWN(" + type + ")";
         }
