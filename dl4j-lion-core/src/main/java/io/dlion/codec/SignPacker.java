@@ -1,5 +1,6 @@
 package io.dlion.codec;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import java.util.Arrays;
@@ -32,8 +33,9 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * <p>
  * The device work is ND4J's {@code compare_and_bitpack} ({@code bit = c > threshold}, most significant bit
  * first): the threshold is 0 on odd rounds and minus the smallest subnormal of the data type on even rounds
- * (so that exactly the values {@code >= 0} give 1). The last {@code n mod 8} values are copied into a small
- * preallocated device buffer and packed the same way; the padding bits past n are cleared on the host.
+ * (so that exactly the values {@code >= 0} give 1), writing into a preallocated UINT8 array of its own (ND4J
+ * M2.1 is about 3x slower when the op's output is a view). The last {@code n mod 8} values are copied into a
+ * small preallocated device buffer and packed the same way; the padding bits past n are cleared on the host.
  * The NaN/Inf check costs one read of c: a BLAS dot product {@code c . c} (FLOAT, DOUBLE) is finite exactly
  * when no value is NaN or infinite, unless it overflows; only a non-finite dot product (or HALF data, which
  * BLAS does not cover) pays for an exact count, of the values with {@code |c| < Inf} (a comparison is false
@@ -50,13 +52,15 @@ public final class SignPacker implements AutoCloseable {
     private final int words;
     private final long alignedCount;
     private final int tailCount;
-    private final INDArray packed;
     private final INDArray prefixOut;
     private final INDArray tailIn;
     private final INDArray tailOut;
     private final INDArray thresholdEven;
     private final INDArray thresholdOdd;
-    private final LongBuffer hostWords;
+    private final ByteBuffer prefixHost;
+    private final LongBuffer prefixWords;
+    private final ByteBuffer tailHost;
+    private final int fullWords;
     private final long lastWordMask;
     private boolean closed;
 
@@ -76,14 +80,15 @@ public final class SignPacker implements AutoCloseable {
         this.words = (int) ((paramCount + 63) >>> 6);
         this.alignedCount = paramCount & ~7L;
         this.tailCount = (int) (paramCount & 7);
-        this.packed = Nd4j.create(DataType.UINT8, Math.max(1L, (long) words << 3));
-        this.prefixOut = alignedCount == 0 ? null : packed.get(NDArrayIndex.interval(0, alignedCount >>> 3));
+        this.fullWords = (int) (alignedCount >>> 6);
+        this.prefixOut = alignedCount == 0 ? null : Nd4j.create(DataType.UINT8, alignedCount >>> 3);
         this.tailIn = tailCount == 0 ? null : Nd4j.create(dataType, 8);
-        this.tailOut = tailCount == 0 ? null
-            : packed.get(NDArrayIndex.interval(alignedCount >>> 3, (alignedCount >>> 3) + 1));
+        this.tailOut = tailCount == 0 ? null : Nd4j.create(DataType.UINT8, 1);
         this.thresholdEven = Nd4j.scalar(dataType, -smallestSubnormal(dataType));
         this.thresholdOdd = Nd4j.scalar(dataType, 0.0);
-        this.hostWords = packed.data().asNio().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+        this.prefixHost = prefixOut == null ? null : prefixOut.data().asNio().order(ByteOrder.LITTLE_ENDIAN);
+        this.prefixWords = prefixHost == null ? null : prefixHost.asLongBuffer();
+        this.tailHost = tailOut == null ? null : tailOut.data().asNio();
         final long lastValid = paramCount - ((long) Math.max(0, words - 1) << 6);
         this.lastWordMask = words == 0 ? 0L : maskOfFirst((int) lastValid);
     }
@@ -140,9 +145,22 @@ public final class SignPacker implements AutoCloseable {
             tailIn.get(NDArrayIndex.interval(0, tailCount)).assign(flat.get(NDArrayIndex.interval(alignedCount, paramCount)));
             Nd4j.exec(DynamicCustomOp.builder("compare_and_bitpack").addInputs(tailIn, threshold).addOutputs(tailOut).build());
         }
-        Nd4j.getAffinityManager().ensureLocation(packed, AffinityManager.Location.HOST);
-        hostWords.get(0, dst, 0, words);
-        dst[words - 1] &= lastWordMask;
+        if (prefixOut != null) {
+            Nd4j.getAffinityManager().ensureLocation(prefixOut, AffinityManager.Location.HOST);
+            prefixWords.get(0, dst, 0, fullWords);
+        }
+        if (words > fullWords) {
+            final int restBytes = (int) ((alignedCount >>> 3) & 7);
+            long last = 0;
+            for (int i = 0; i < restBytes; i++) {
+                last |= (prefixHost.get(8 * fullWords + i) & 0xFFL) << (8 * i);
+            }
+            if (tailOut != null) {
+                Nd4j.getAffinityManager().ensureLocation(tailOut, AffinityManager.Location.HOST);
+                last |= (tailHost.get(0) & 0xFFL) << (8 * restBytes);
+            }
+            dst[words - 1] = last & lastWordMask;
+        }
     }
 
     private void checkFinite(final INDArray flat, final long round) {
@@ -183,9 +201,12 @@ public final class SignPacker implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
-            packed.close();
+            if (prefixOut != null) {
+                prefixOut.close();
+            }
             if (tailIn != null) {
                 tailIn.close();
+                tailOut.close();
             }
             thresholdEven.close();
             thresholdOdd.close();
