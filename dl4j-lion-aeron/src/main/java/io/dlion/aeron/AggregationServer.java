@@ -41,10 +41,24 @@ import org.agrona.concurrent.SystemNanoClock;
  * again once the oldest chunk has been published, which back-pressures a worker that runs ahead. The server
  * therefore holds {@code workers * windowChunks * chunkWords} words, never N full vectors.
  * <p>
- * Rounds: the first vote of a round above the current one opens it once the current round is complete; a vote
- * of a closed round is rejected as {@link RejectReason#STALE_ROUND}; a round open longer than the round timeout
- * is abandoned (workers time out and the next round opens). Every rejected message is counted by reason in
- * {@link ServerCounters} and never enters a vote.
+ * Who may vote: a worker's HELLO (with an HMAC-SHA256 of the job's secret when {@link Context#secret(byte[])} is
+ * set) binds its worker id to the Aeron session it came from; a vote from any other session is rejected as
+ * {@link RejectReason#UNAUTHENTICATED}. A new valid HELLO (a restarted worker) moves the binding.
+ * <p>
+ * Rounds: the first vote of the next round (the current one + 1, or on a fresh server the round a worker's HELLO
+ * named) opens it once the current round is complete; a vote of a closed round is rejected as
+ * {@link RejectReason#STALE_ROUND}, of a later one as {@link RejectReason#FUTURE_ROUND}. A chunk is voted as soon
+ * as every <em>active</em> worker's vote for it is in; the first chunk voted fixes the round's voters.
+ * <p>
+ * Deadline and quorum: when a round makes no progress for {@link Context#roundTimeoutNs()} (since it opened or since
+ * its last published chunk), the active workers missing from its oldest open chunk are dropped (counted in
+ * {@link ServerCounters#workersDropped()}) and the round goes on with the workers present, provided they are at least
+ * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
+ * {@link QuorumLostException}). A dropped worker's later votes of that round are rejected as
+ * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
+ * again when its vote for a round arrives before that round's voters are fixed. Every result frame carries the
+ * mask of the workers whose votes it counts. Every rejected message is counted by reason in {@link ServerCounters}
+ * and never enters a vote.
  * <p>
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
@@ -68,6 +82,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final int[] sessionOf;
     private final long[] lastHelloMs;
     private final long[] lastHelloNonce;
+    private final long[] helloRound;
     private long boundMask;
     private long activeMask;
 
@@ -96,6 +111,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.sessionOf = new int[workers];
         this.lastHelloMs = new long[workers];
         this.lastHelloNonce = new long[workers];
+        this.helloRound = new long[workers];
         Arrays.fill(lastHelloMs, Long.MIN_VALUE);
 
         Subscription sub = null;
@@ -261,7 +277,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (round <= currentRound) {
                 return reject(RejectReason.STALE_ROUND);
             }
-            if (currentRound >= 0 && round > currentRound + 1) {
+            if (round > (currentRound >= 0 ? currentRound + 1 : helloRound[worker])) {
                 return reject(RejectReason.FUTURE_ROUND);
             }
             if (roundOpen || abortPending) {
@@ -326,6 +342,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             lastHelloNonce[worker] = nonce;
         }
         sessionOf[worker] = sessionId;
+        helloRound[worker] = msg.round();
         boundMask |= 1L << worker;
         counters.workersJoined().incrementPlain();
         return ControlledFragmentHandler.Action.CONTINUE;

@@ -192,6 +192,11 @@ public final class LocalAeronJob implements AutoCloseable {
         return shards;
     }
 
+    /** @return the job's Aeron client (owned by the job), to add more publications or counters on its driver. */
+    public io.aeron.Aeron aeron() {
+        return runtime.aeron();
+    }
+
     /** @return the Aeron directory of the driver (for {@code AeronStat}). */
     public String aeronDirectoryName() {
         return runtime.aeronDirectoryName();
