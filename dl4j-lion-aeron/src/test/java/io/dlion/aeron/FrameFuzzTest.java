@@ -1,0 +1,196 @@
+package io.dlion.aeron;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.aeron.ExclusivePublication;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * Seeded random mutations of valid frames (bit flips, byte overwrites, truncation, extension, header fields set to
+ * edge values, bodies swapped between frames, HELLOs signed with a wrong secret or out of date), sent from a raw
+ * publication to the server's vote stream while three real workers run rounds: the server never fails, every
+ * mutated frame is rejected and counted, and every round still equals the naive vote.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FrameFuzzTest {
+    private static final int JOB = 8;
+    private static final int N = 3;
+    private static final long PARAMS = 20_003;
+    private static final int CHUNK_WORDS = 100;
+    private static final int ROUNDS = 5;
+    private static final int FRAMES_PER_ROUND = 10_000;
+    private static final int MAX_LENGTH = 8_192 - 32;
+    private static final String IPC = Channels.ipc();
+
+    private AeronRuntime runtime;
+    private AgentRunner runner;
+    private final List<AeronVoteExchange> workers = new ArrayList<>();
+    private final AtomicReference<Throwable> serverError = new AtomicReference<>();
+    private ExecutorService pool;
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        if (pool != null) {
+            pool.shutdownNow();
+            pool.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        CloseHelper.closeAll(workers);
+        CloseHelper.closeAll(runner, runtime);
+        assertNull(serverError.get(), "server agent error");
+    }
+
+    @Test
+    void shouldRejectEveryMutatedFrameAndKeepTheVote() throws Exception {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
+            .chunkWords(CHUNK_WORDS).windowChunks(4)
+            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702));
+        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
+        AgentRunner.startOnThread(runner);
+        final ChunkLayout layout = server.layout();
+        final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, 1701);
+        BadInputTest.awaitConnected(injector);
+        pool = Executors.newFixedThreadPool(N);
+        final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            final int id = i;
+            connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET).chunkWords(CHUNK_WORDS)
+                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))))));
+        }
+        for (final Future<AeronVoteExchange> future : connecting) {
+            workers.add(future.get(15, TimeUnit.SECONDS));
+        }
+
+        final SplittableRandom random = new SplittableRandom(20_251_122L);
+        long sent = 0;
+        for (int r = 0; r < ROUNDS; r++) {
+            final long[][] votes = NaiveVote.randomVotes(500 + r, N, PARAMS);
+            final List<byte[]> corpus = new ArrayList<>();
+            for (int w = 0; w < N; w++) {
+                for (int c = 0; c < layout.chunkCount(); c++) {
+                    corpus.add(Frames.vote(JOB, r, w, 0, layout, c, votes[w]));
+                }
+                corpus.add(Frames.hello(JOB, r, w, 0, PARAMS, Frames.SECRET, System.currentTimeMillis() - 3_600_000, random.nextLong()));
+                corpus.add(Frames.hello(JOB, r, w, 0, PARAMS, "another job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(),
+                    random.nextLong()));
+            }
+            final List<Future<RoundResult>> results = new ArrayList<>();
+            final long round = r;
+            for (int i = 0; i < N; i++) {
+                final AeronVoteExchange worker = workers.get(i);
+                final long[] vote = votes[i];
+                results.add(pool.submit(() -> {
+                    worker.submit(round, vote, PARAMS);
+                    return worker.await(round, 20_000);
+                }));
+            }
+            for (int f = 0; f < FRAMES_PER_ROUND; f++) {
+                Frames.send(injector, mutate(corpus, random));
+                sent++;
+            }
+            for (final Future<RoundResult> result : results) {
+                NaiveVote.assertMatches(votes, PARAMS, VoteRule.MAJORITY, result.get(30, TimeUnit.SECONDS));
+            }
+        }
+        BadInputTest.awaitValue(server.counters()::rejectedTotal, sent, "every mutated frame rejected");
+        assertEquals(ROUNDS, server.counters().rounds().get());
+        assertEquals(N, server.counters().workersJoined().get(), "no mutated HELLO binds a worker");
+        final StringBuilder byReason = new StringBuilder();
+        for (final RejectReason reason : RejectReason.values()) {
+            byReason.append(reason.label()).append('=').append(server.counters().rejected(reason).get()).append(' ');
+        }
+        System.out.println("FrameFuzzTest: " + sent + " mutated frames rejected: " + byReason);
+    }
+
+    private static byte[] mutate(final List<byte[]> corpus, final SplittableRandom random) {
+        byte[] frame = corpus.get(random.nextInt(corpus.size())).clone();
+        final int mutations = 1 + random.nextInt(3);
+        for (int m = 0; m < mutations; m++) {
+            switch (random.nextInt(6)) {
+                case 0:
+                    final int bit = random.nextInt(frame.length * 8);
+                    frame[bit >>> 3] ^= (byte)(1 << (bit & 7));
+                    break;
+                case 1:
+                    frame[random.nextInt(frame.length)] = (byte)random.nextInt(256);
+                    break;
+                case 2:
+                    frame = Arrays.copyOf(frame, Math.max(1, random.nextInt(frame.length)));
+                    break;
+                case 3:
+                    frame = Arrays.copyOf(frame, Math.min(MAX_LENGTH, frame.length + 1 + random.nextInt(64)));
+                    break;
+                case 4:
+                    if (frame.length >= MessageHeaderFlyweight.HEADER_LENGTH) {
+                        editField(new MessageHeaderFlyweight().wrap(new UnsafeBuffer(frame), 0), random);
+                    }
+                    break;
+                default:
+                    final byte[] other = corpus.get(random.nextInt(corpus.size()));
+                    final int length = Math.min(frame.length, other.length) - MessageHeaderFlyweight.HEADER_LENGTH;
+                    if (length > 0) {
+                        System.arraycopy(other, MessageHeaderFlyweight.HEADER_LENGTH, frame, MessageHeaderFlyweight.HEADER_LENGTH, length);
+                    }
+                    break;
+            }
+        }
+        return frame;
+    }
+
+    private static void editField(final MessageHeaderFlyweight header, final SplittableRandom random) {
+        final long[] edges = {0, 1, -1, 2, 255, 256, 65_535, Integer.MAX_VALUE, Long.MAX_VALUE, Long.MIN_VALUE, random.nextLong()};
+        final long value = edges[random.nextInt(edges.length)] + (random.nextBoolean() ? 0 : random.nextInt(3) - 1);
+        switch (random.nextInt(9)) {
+            case 0:
+                header.writeHeader((int)value, header.encoding());
+                break;
+            case 1:
+                header.writeHeader(header.type(), (int)value);
+                break;
+            case 2:
+                header.jobId((int)value);
+                break;
+            case 3:
+                header.round(header.round() + (value & 7) - 3);
+                break;
+            case 4:
+                header.chunkWordOffset((int)value);
+                break;
+            case 5:
+                header.chunkWords((int)value);
+                break;
+            case 6:
+                header.workerId((int)value);
+                break;
+            case 7:
+                header.shard((int)value);
+                break;
+            default:
+                header.voterMask(value);
+                break;
+        }
+    }
+}
