@@ -134,6 +134,16 @@ class SignPackerTest {
             packer.pack(view, 2, dst);
             assertArrayEquals(expected(Arrays.copyOfRange(values, 13, 13 + 131), 2), dst);
         }
+        final INDArray strided = Nd4j.createFromArray(values).castTo(DataType.FLOAT).get(NDArrayIndex.interval(1, 2, 300));
+        final double[] stridedValues = new double[150];
+        for (int i = 0; i < 150; i++) {
+            stridedValues[i] = values[1 + 2 * i];
+        }
+        try (SignPacker packer = new SignPacker(150, DataType.FLOAT)) {
+            final long[] dst = new long[packer.words()];
+            packer.pack(strided, 5, dst);
+            assertArrayEquals(expected(stridedValues, 5), dst);
+        }
         try (SignPacker packer = new SignPacker(300, DataType.FLOAT)) {
             final long[] dst = new long[packer.words()];
             packer.pack(all, 3, dst);
