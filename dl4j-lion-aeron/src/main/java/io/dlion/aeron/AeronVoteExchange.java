@@ -88,6 +88,7 @@ public final class AeronVoteExchange implements VoteExchange {
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
         this.vote = new long[totalWords];
         this.credentials = ctx.secret == null ? null : new HelloCredentials(ctx.secret);
+        this.nextRound = ctx.firstRound;
         this.voteView = new long[][] {vote};
         this.scratch = new long[ctx.rule == VoteRule.MAJORITY ? 2 : VoteAggregator.planes(ctx.workers)][ctx.chunkWords];
         this.shards = new ShardState[ctx.shards.size()];
@@ -558,6 +559,7 @@ public final class AeronVoteExchange implements VoteExchange {
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
         private byte[] secret;
+        private long firstRound;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -609,6 +611,9 @@ public final class AeronVoteExchange implements VoteExchange {
             Objects.requireNonNull(idleStrategy, "idleStrategy");
             Objects.requireNonNull(nanoClock, "nanoClock");
             Objects.requireNonNull(epochClock, "epochClock");
+            if (firstRound < 0) {
+                throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
+            }
             if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
                 throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
                     + secret.length);
@@ -781,6 +786,20 @@ public final class AeronVoteExchange implements VoteExchange {
         public Context secret(final byte[] secret) {
             this.secret = secret == null ? null : secret.clone();
             return this;
+        }
+
+        /**
+         * @param firstRound the round this worker submits first (default 0): a worker that joins or restarts in a running
+         *                   job starts at the job's round, which it learns with the parameters it resumes from.
+         * @return this for a fluent API.
+         */
+        public Context firstRound(final long firstRound) {
+            this.firstRound = firstRound;
+            return this;
+        }
+
+        public long firstRound() {
+            return firstRound;
         }
 
         /**

@@ -56,7 +56,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
  * {@link QuorumLostException}). A dropped worker's later votes of that round are rejected as
  * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
- * again when its vote for a round arrives before that round's voters are fixed. Every result frame carries the
+ * again when its vote for a round arrives before that round's voters are fixed, or when it says HELLO again (a restarted
+ * worker), from the next round whose voters are not fixed yet. Every result frame carries the
  * mask of the workers whose votes it counts. Every rejected message is counted by reason in {@link ServerCounters}
  * and never enters a vote.
  * <p>
@@ -344,6 +345,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         sessionOf[worker] = sessionId;
         helloRound[worker] = msg.round();
         boundMask |= 1L << worker;
+        activeMask |= 1L << worker;
         counters.workersJoined().incrementPlain();
         return ControlledFragmentHandler.Action.CONTINUE;
     }

@@ -147,6 +147,18 @@ public final class LocalAeronJob implements AutoCloseable {
      * @throws IllegalStateException    when the id was taken already, the job is closed or a shard does not connect in time.
      */
     public VoteExchange exchange(final int workerId) {
+        return exchange(workerId, 0);
+    }
+
+    /**
+     * Connect worker {@code workerId} to a job that is already at round {@code firstRound} (a late or restarted worker
+     * that resumed from the job's parameters of that round), on the thread that will use the exchange.
+     *
+     * @param workerId   in [0, workers).
+     * @param firstRound the round the worker submits first.
+     * @return the worker's exchange; the job closes it on {@link #close()}.
+     */
+    public VoteExchange exchange(final int workerId, final long firstRound) {
         if (workerId < 0 || workerId >= ctx.workers) {
             throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
         }
@@ -161,7 +173,7 @@ public final class LocalAeronJob implements AutoCloseable {
         try {
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret));
+                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret).firstRound(firstRound));
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
             throw ex;
