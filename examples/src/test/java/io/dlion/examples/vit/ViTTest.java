@@ -6,15 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.util.List;
 
 import io.dlion.Lion;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.layers.BaseLayer;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.regularization.Regularization;
 import org.nd4j.linalg.learning.regularization.WeightDecay;
@@ -81,6 +85,34 @@ class ViTTest {
         b.init(a.params(), false);
         final INDArray x = Nd4j.rand(DataType.FLOAT, 3, 784);
         assertEquals(a.output(x), b.output(x));
+    }
+
+    @Test
+    void shouldSurviveCloneAndModelSerializer() throws Exception {
+        final MultiLayerNetwork net = ViT.build(ViTConfig.tinyFashionMnist());
+        final INDArray x = Nd4j.rand(DataType.FLOAT, 2, 784);
+        assertEquals(net.output(x), net.clone().output(x));
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ModelSerializer.writeModel(net, bytes, true);
+        final MultiLayerNetwork restored = ModelSerializer.restoreMultiLayerNetwork(new ByteArrayInputStream(bytes.toByteArray()), true);
+        assertEquals(net.output(x), restored.output(x));
+    }
+
+    @Test
+    void shouldTrainEveryParameterThroughTheFlatDl4jUpdater() {
+        final MultiLayerNetwork net = ViT.build(ViTConfig.tinyFashionMnist().toBuilder().updater(new Lion(1e-3)).build());
+        final INDArray before = net.params().dup();
+        final INDArray x = Nd4j.rand(DataType.FLOAT, 4, 784);
+        final INDArray y = Nd4j.zeros(DataType.FLOAT, 4, 10);
+        for (int i = 0; i < 4; i++) {
+            y.putScalar(i, i, 1f);
+        }
+        net.fit(new DataSet(x, y));
+        assertEquals(net.numParams(), net.getUpdater().getStateViewArray().length(), "Lion keeps one momentum per parameter");
+        assertEquals(net.numParams(), net.getFlattenedGradients().length());
+        final INDArray step = net.params().sub(before);
+        final long moved = step.neq(0).castTo(DataType.INT).sumNumber().longValue();
+        assertTrue(moved > 0.9 * net.numParams(), moved + " of " + net.numParams() + " parameters moved");
     }
 
     @Test
