@@ -47,8 +47,12 @@ public final class ServerMain implements Callable<Integer> {
     @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
     int windowChunks;
 
-    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Abandon a round open this long (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
     long roundTimeoutMs;
+
+    @Option(names = "--min-voters", defaultValue = "0", description = "Quorum: a round whose deadline passes with fewer votes is aborted"
+        + " (default: a majority of --workers).")
+    int minVoters;
 
     @Option(names = "--status-interval", defaultValue = "10", description = "Seconds between summary lines, 0 for none (default: ${DEFAULT-VALUE}).")
     int statusInterval;
@@ -79,7 +83,7 @@ public final class ServerMain implements Callable<Integer> {
                 .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)));
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret()));
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             try {
                 AgentRunner.startOnThread(runner);
@@ -130,7 +134,9 @@ public final class ServerMain implements Callable<Integer> {
             .append(" bytesIn=").append(counters.bytesIn().get())
             .append(" bytesOut=").append(counters.bytesOut().get())
             .append(" ties=").append(counters.ties().get())
-            .append(" abandoned=").append(counters.roundsAbandoned().get())
+            .append(" aborted=").append(counters.roundsAbandoned().get())
+            .append(" dropped=").append(counters.workersDropped().get())
+            .append(" rejoined=").append(counters.workersRejoined().get())
             .append(" rejected=").append(counters.rejectedTotal());
         for (final RejectReason reason : RejectReason.values()) {
             final long value = counters.rejected(reason).get();

@@ -36,6 +36,21 @@ final class TransportOptions {
     @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT, description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
     int chunkWords;
 
+    @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes); HELLOs then carry its"
+        + " HMAC-SHA256 and the server refuses workers without it (default: no secret).")
+    java.nio.file.Path secretFile;
+
+    byte[] secret() {
+        if (secretFile == null) {
+            return null;
+        }
+        try {
+            return java.nio.file.Files.readAllBytes(secretFile);
+        } catch (final java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("cannot read --secret-file " + secretFile, ex);
+        }
+    }
+
     AeronRuntime launch() {
         return AeronRuntime.launch(new AeronRuntime.Context()
             .embeddedDriver(aeronDir == null)

@@ -62,7 +62,7 @@ public final class WorkerMain implements Callable<Integer> {
             AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                 .rule(ServerMain.parseRule(rule)).chunkWords(transport.chunkWords)
-                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs))
+                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(transport.secret())
                 .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
                     transport.workerResultChannel(), transport.resultStream))))) {
             for (int r = 0; r < rounds; r++) {
