@@ -8,7 +8,10 @@ package io.dlion.aeron;
  *   <li><b>UDP, results by multi-destination-cast</b> (the default for several hosts): workers send votes by
  *       unicast to the server's endpoint; the server publishes results once on an MDC publication with dynamic
  *       control ({@code control-mode=dynamic}), which the driver sends to every subscribed worker, with
- *       {@code fc=min} so the slowest worker paces it and {@code g:/N} so it waits for all N workers.</li>
+ *       {@code fc=min} so the slowest live worker paces it, and a receiver timeout of {@value #RESULT_RECEIVER_TIMEOUT}
+ *       ({@code t:}) so a dead worker stops pacing it that long after its last status message. There is deliberately
+ *       no group minimum ({@code g:/N}): with one, the broadcast stops for good once a worker dies (measured by
+ *       {@code WorkerKillTest}); no result is sent before every expected worker has voted, so none is missed.</li>
  *   <li><b>UDP, results by unicast</b>: one publication per worker would have the server claim and copy each
  *       result N times; MDC does the fan-out in the driver from one log, which is why it is the default.</li>
  * </ul>
@@ -17,6 +20,8 @@ package io.dlion.aeron;
 public final class Channels {
     /** MTU used on every channel built here. */
     public static final String MTU = "8k";
+    /** Flow-control receiver timeout of the result publication: how long a dead worker still paces the broadcast. */
+    public static final String RESULT_RECEIVER_TIMEOUT = "1s";
     /** Term length of UDP channels: the publication window is half of it. */
     public static final String UDP_TERM_LENGTH = "16m";
 
@@ -40,11 +45,15 @@ public final class Channels {
     /**
      * @param host    the server's address.
      * @param port    the server's control port for results.
-     * @param workers the number of workers the publication waits for.
+     * @param workers the number of workers of the job (kept for source compatibility: the channel no longer waits for a
+     *                group of that size, see the class comment).
      * @return the server's MDC result publication.
      */
     public static String udpResultsPublication(final String host, final int port, final int workers) {
-        return "aeron:udp?control=" + host + ':' + port + "|control-mode=dynamic|fc=min,g:/" + workers + "|mtu=" + MTU
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, got " + workers);
+        }
+        return "aeron:udp?control=" + host + ':' + port + "|control-mode=dynamic|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
             + "|term-length=" + UDP_TERM_LENGTH;
     }
 

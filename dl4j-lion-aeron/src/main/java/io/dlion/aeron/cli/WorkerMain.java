@@ -46,6 +46,9 @@ public final class WorkerMain implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "30000", description = "Round timeout (default: ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    @Option(names = "--round-pause-ms", defaultValue = "0", description = "Sleep between rounds, standing in for a training step (default: ${DEFAULT-VALUE}).")
+    long roundPauseMs;
+
     @Option(names = "--connect-timeout-ms", defaultValue = "20000", description = "Connect timeout (default: ${DEFAULT-VALUE}).")
     long connectTimeoutMs;
 
@@ -73,6 +76,9 @@ public final class WorkerMain implements Callable<Integer> {
                 System.out.println("round " + r + " voters " + result.voters() + " digest " + Long.toHexString(SyntheticVotes.digest(result))
                     + " micros " + micros);
                 System.out.flush();
+                if (roundPauseMs > 0) {
+                    Thread.sleep(roundPauseMs);
+                }
             }
             System.out.println("bytesUp " + exchange.counters().bytesUp() + " bytesDown " + exchange.counters().bytesDown());
         }
