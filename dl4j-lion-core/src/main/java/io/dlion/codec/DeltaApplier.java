@@ -83,7 +83,7 @@ public final class DeltaApplier implements AutoCloseable {
             throw new IllegalStateException("DeltaApplier is closed");
         }
         final DataType type = update.dataType();
-        if (type != DataType.FLOAT && type != DataType.DOUBLE && type != DataType.HALF) {
+        if (type != DataType.FLOAT && type != DataType.DOUBLE && type != DataType.FLOAT16) {
             throw new IllegalArgumentException("update must be FLOAT, DOUBLE or HALF, got " + type);
         }
         if (!update.isVectorOrScalar()) {

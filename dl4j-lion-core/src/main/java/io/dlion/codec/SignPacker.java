@@ -75,7 +75,7 @@ public final class SignPacker implements AutoCloseable {
         if (paramCount < 0 || paramCount > ((long) Integer.MAX_VALUE << 6)) {
             throw new IllegalArgumentException("paramCount must be in [0, 2^37), got " + paramCount);
         }
-        if (dataType != DataType.FLOAT && dataType != DataType.DOUBLE && dataType != DataType.HALF) {
+        if (dataType != DataType.FLOAT && dataType != DataType.DOUBLE && dataType != DataType.FLOAT16) {
             throw new IllegalArgumentException("dataType must be FLOAT, DOUBLE or HALF, got " + dataType);
         }
         this.paramCount = paramCount;
@@ -199,7 +199,7 @@ public final class SignPacker implements AutoCloseable {
     }
 
     private void checkFinite(final INDArray flat, final long round) {
-        if (dataType != DataType.HALF && Double.isFinite(Nd4j.getBlasWrapper().dot(flat, flat))) {
+        if (dataType != DataType.FLOAT16 && Double.isFinite(Nd4j.getBlasWrapper().dot(flat, flat))) {
             return;
         }
         final long finite = Nd4j.getExecutioner()

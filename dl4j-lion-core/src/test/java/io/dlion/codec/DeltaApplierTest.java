@@ -20,7 +20,7 @@ import io.dlion.vote.VoteAggregator;
 class DeltaApplierTest {
 
     enum Type {
-        FLOAT(DataType.FLOAT, 1e-6), DOUBLE(DataType.DOUBLE, 1e-14), HALF(DataType.HALF, 2e-3);
+        FLOAT(DataType.FLOAT, 1e-6), DOUBLE(DataType.DOUBLE, 1e-14), HALF(DataType.FLOAT16, 2e-3);
         final DataType dataType;
         final double relTol;
 

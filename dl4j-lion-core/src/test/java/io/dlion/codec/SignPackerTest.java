@@ -18,7 +18,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 class SignPackerTest {
 
     enum Type {
-        FLOAT(DataType.FLOAT), DOUBLE(DataType.DOUBLE), HALF(DataType.HALF);
+        FLOAT(DataType.FLOAT), DOUBLE(DataType.DOUBLE), HALF(DataType.FLOAT16);
         final DataType dataType;
 
         Type(final DataType dataType) {
