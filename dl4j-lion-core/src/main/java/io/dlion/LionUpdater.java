@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.dlion.dist.ReplicaBinder;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.impl.scalar.ScalarMultiplication;
 import org.nd4j.linalg.api.ops.impl.transforms.pairwise.arithmetic.Axpy;
 import org.nd4j.linalg.api.ops.impl.transforms.same.Sign;
 import org.nd4j.linalg.factory.Nd4j;
@@ -13,22 +14,24 @@ import org.nd4j.linalg.learning.GradientUpdater;
 /**
  * The {@link GradientUpdater} of {@link Lion}: computes Lion's step in place in the gradient view.
  * <p>
- * The step is five or six in-place ND4J ops, no temporary array (so nothing is allocated per step, in or
- * out of a workspace), and every op runs on the array's device:
+ * The step is five in-place ND4J ops, no temporary array (so nothing is allocated per step, in or out of a
+ * workspace), and every op runs on the array's device:
  * <pre>
- *   g  = (1 - beta1) * g                      scalar multiply
- *   g  = beta1 * m + g                        Axpy: g now holds c
- *   m  = a * m          a = (beta2 - beta1) / (1 - beta1)
- *   m  = b * g + m      b = (1 - beta2) / (1 - beta1)
- *   g  = lr * sign(g)                         Sign, scalar multiply
+ *   g  = k * m + g            Axpy, k = beta1 / (1 - beta1): g now holds c' = c / (1 - beta1)
+ *   m  = a * m                scalar multiply, a = beta2 - (1 - beta2) * k
+ *   m  = (1 - beta2) * g + m  Axpy: m is now beta2 * m + (1 - beta2) * (the original g)
+ *   g  = lr * sign(g)         Sign, scalar multiply
  * </pre>
- * The momentum line is {@code beta2 * m + (1 - beta2) * g} rewritten in terms of {@code c}
- * (substitute {@code g = (c - beta1 * m) / (1 - beta1)}); it is the same value up to float rounding
- * and lets the step reuse the gradient buffer for {@code c} instead of a temporary.
+ * {@code c'} is {@code c} scaled by the positive {@code 1 / (1 - beta1)}, so it has the same sign, and the
+ * momentum line is {@code beta2 * m + (1 - beta2) * g} rewritten in terms of {@code c'}: the same value up to
+ * float rounding (for beta1 &gt; beta2, a &lt; 0 and the rounding error grows by about beta1 / (1 - beta1)
+ * ulps). This lets the step reuse the gradient buffer instead of a temporary, in one pass fewer than the
+ * literal formula.
  * <p>
  * <b>Distributed mode.</b> When a {@link io.dlion.dist.DLionAccumulator} binds a vote target with
- * {@link #bindVoteTarget(INDArray)} (directly, or through {@link ReplicaBinder} on a replica thread), the step writes {@code c} into that target (the worker's vote,
- * Algorithm 1 of Distributed Lion), updates {@code m} locally and leaves zero in the gradient, so that
+ * {@link #bindVoteTarget(INDArray)} (directly, or through {@link ReplicaBinder} on a replica thread), the
+ * step writes {@code c'} into that target (its sign is the worker's vote of Algorithm 1 of Distributed
+ * Lion), updates {@code m} locally and leaves zero in the gradient, so that
  * what DL4J adds afterwards (decoupled weight decay) is the only term left there. The binding is run-time
  * state, never part of the JSON configuration.
  */
@@ -118,24 +121,23 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final INDArray g = gradient.shape().length == m.shape().length ? gradient : gradient.reshape(m.shape());
         final double beta1 = config.getBeta1();
         final double beta2 = config.getBeta2();
-        final double oneMinusBeta1 = 1.0 - beta1;
+        final double k = beta1 / (1.0 - beta1);
+        final double a = beta2 - (1.0 - beta2) * k;
         if (voteTarget == null) {
             voteTarget = ReplicaBinder.voteTargetFor(this, gradient);
         }
 
         if (voteTarget == null) {
-            g.muli(oneMinusBeta1);
-            Nd4j.exec(new Axpy(m, g, g, beta1));                                    // g = c
-            m.muli((beta2 - beta1) / oneMinusBeta1);
-            Nd4j.exec(new Axpy(g, m, m, (1.0 - beta2) / oneMinusBeta1));            // m = beta2 m + (1-beta2) g
+            Nd4j.exec(new Axpy(m, g, g, k));                                        // g = c' = c / (1 - beta1)
+            Nd4j.exec(new ScalarMultiplication(m, null, m, a));
+            Nd4j.exec(new Axpy(g, m, m, 1.0 - beta2));                              // m = beta2 m + (1 - beta2) g
             Nd4j.exec(new Sign(g, g));
-            g.muli(config.getLearningRate(iteration, epoch));
+            Nd4j.exec(new ScalarMultiplication(g, null, g, config.getLearningRate(iteration, epoch)));
         } else {
             final INDArray c = voteTarget.shape().length == m.shape().length ? voteTarget : voteTarget.reshape(m.shape());
-            g.muli(oneMinusBeta1);
-            Nd4j.exec(new Axpy(m, g, c, beta1));                                    // c = beta1 m + (1-beta1) g
-            m.muli((beta2 - beta1) / oneMinusBeta1);
-            Nd4j.exec(new Axpy(c, m, m, (1.0 - beta2) / oneMinusBeta1));
+            Nd4j.exec(new Axpy(m, g, c, k));                                        // vote argument c' = c / (1 - beta1)
+            Nd4j.exec(new ScalarMultiplication(m, null, m, a));
+            Nd4j.exec(new Axpy(c, m, m, 1.0 - beta2));
             g.assign(0);
         }
     }
