@@ -1,6 +1,7 @@
 package io.dlion.aeron;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -382,7 +383,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 }
                 if (planes != null) {
                     for (final long[] plane : planes) {
-                        java.util.Arrays.fill(plane, layout.fromWord(), layout.toWord(), 0L);
+                        Arrays.fill(plane, layout.fromWord(), layout.toWord(), 0L);
                     }
                 }
             }

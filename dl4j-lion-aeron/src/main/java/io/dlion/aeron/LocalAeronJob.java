@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import io.aeron.Aeron;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.VoteExchange;
@@ -205,7 +206,7 @@ public final class LocalAeronJob implements AutoCloseable {
     }
 
     /** @return the job's Aeron client (owned by the job), to add more publications or counters on its driver. */
-    public io.aeron.Aeron aeron() {
+    public Aeron aeron() {
         return runtime.aeron();
     }
 
