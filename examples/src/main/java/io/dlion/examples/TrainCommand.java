@@ -61,6 +61,12 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--epoch-timeout", description = "seconds an epoch may take before the run is reported as hung (default: ${DEFAULT-VALUE})")
     long epochTimeout = 1800;
 
+    @Option(names = "--hostile", description = "D-Lion: workers 0..K-1 send forged votes (robustness experiment) (default: ${DEFAULT-VALUE})")
+    int hostile;
+
+    @Option(names = "--hostile-mode", description = "invert (vote against the own sign) or random (default: ${DEFAULT-VALUE})")
+    String hostileMode = "invert";
+
     @Option(names = "--out", required = true, description = "output directory")
     Path out;
 
@@ -68,6 +74,7 @@ public final class TrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         final TrainConfig config = TrainConfigs.of(dataset, dataDir, model, optimizer, Sharing.parse(sharing), workers, transport, epochs, batch,
             lr, weightDecay, seed, trainLimit, testLimit, epochTimeout, out);
+        TrainConfigs.hostile(config, hostile, hostileMode);
         new Trainer(config, System.out).run();
         return 0;
     }

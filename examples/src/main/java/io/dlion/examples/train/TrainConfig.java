@@ -27,6 +27,9 @@ public final class TrainConfig {
     Path out;
     long epochTimeoutSeconds = 1800;
     boolean quiet;
+    /** Workers 0..hostile-1 send forged votes ({@link HostileExchange}); 0 = none. */
+    int hostile;
+    HostileExchange.Mode hostileMode = HostileExchange.Mode.INVERT;
     /** Workers that train in this process (null: all of them). */
     int[] localWorkers;
     /** Transport to a remote aggregation server (null: the one of {@link #transport}, in this JVM). */
@@ -67,6 +70,11 @@ public final class TrainConfig {
         if (sharing != Sharing.DLION_MAVO && sharing != Sharing.DLION_AVG) {
             require(transport == Transport.INPROC, "--transport applies to D-Lion sharing only");
         }
+        require(hostile >= 0 && hostile < workers, "--hostile must be in [0, --workers), got " + hostile);
+        if (hostile > 0) {
+            require(sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG, "--hostile needs --sharing dlion-mavo or dlion-avg");
+            require(localWorkers == null, "--hostile applies to jobs whose workers all train in this JVM");
+        }
         if (model.equals("vit") || dataset == Dataset.CIFAR10) {
             require(dataset == Dataset.CIFAR10 && model.equals("vit"), "--model vit goes with --dataset cifar10 (and cifar10 with vit)");
             require(dataDir != null, "--data-dir is required for cifar10");
@@ -82,6 +90,11 @@ public final class TrainConfig {
 
     /** @return a short name of the run for tables and plots. */
     public String label() {
+        final String base = baseLabel();
+        return hostile == 0 ? base : base + ", " + hostile + " hostile (" + hostileMode.cliName() + ")";
+    }
+
+    private String baseLabel() {
         switch (sharing) {
             case NONE:
                 return "global " + ("lion".equals(optimizer) ? "Lion" : "AdamW");

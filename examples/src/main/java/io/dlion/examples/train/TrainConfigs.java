@@ -55,4 +55,18 @@ public final class TrainConfigs {
         c.out = out;
         return c.validate();
     }
+
+    /**
+     * Make the first {@code workers} workers of a D-Lion run hostile (robustness experiments).
+     *
+     * @param config  a configuration from {@link #of}.
+     * @param workers how many workers forge their votes, in [0, --workers).
+     * @param mode    {@code invert} or {@code random}.
+     * @return the same configuration, validated again.
+     */
+    public static TrainConfig hostile(final TrainConfig config, final int workers, final String mode) {
+        config.hostile = workers;
+        config.hostileMode = HostileExchange.Mode.parse(mode);
+        return config.validate();
+    }
 }

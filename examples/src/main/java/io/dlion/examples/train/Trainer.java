@@ -188,7 +188,9 @@ public final class Trainer {
                 connecting.add(pool.submit(() -> transport.exchange(id)));
             }
             for (int i = 0; i < k; i++) {
-                final VoteExchange exchange = connecting.get(i).get(120, TimeUnit.SECONDS);
+                final VoteExchange real = connecting.get(i).get(120, TimeUnit.SECONDS);
+                final VoteExchange exchange = local[i] < config.hostile
+                    ? new HostileExchange(real, config.hostileMode, config.seed * 7919 + local[i]) : real;
                 counters.add(exchange.counters());
                 accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds)));
             }
