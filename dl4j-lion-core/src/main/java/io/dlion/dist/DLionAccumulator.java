@@ -55,6 +55,7 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     private final transient IntFunction<VoteExchange> exchanges;
     private final long roundTimeoutMillis;
     private final transient DLionWorker single;
+    private final transient Model model;
     private final transient Map<Thread, DLionWorker> byThread = new ConcurrentHashMap<>();
     private final transient List<DLionWorker> all = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger nextWorker = new AtomicInteger();
@@ -71,6 +72,7 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         this.roundTimeoutMillis = roundTimeoutMillis;
         this.consumers = workers;
         this.allTouched = new CountDownLatch(workers);
+        this.model = model;
         if (model != null) {
             single = new DLionWorker(exchange, roundTimeoutMillis);
             single.bindModel(model);
@@ -127,6 +129,42 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
                 + " trains through D-Lion without touch(): use ParallelWrapper's TrainingMode.CUSTOM or DLionAccumulator.forModel");
         }
         return w;
+    }
+
+    /**
+     * @return the round the next step of the single model votes in (= the rounds it has completed, counting
+     *     those it resumed past); for {@link #forModel} accumulators only.
+     */
+    public long round() {
+        return singleWorker("round").round();
+    }
+
+    /**
+     * Let the single model vote next in {@code round}: for a worker that resumes a job from a checkpoint or
+     * rejoins it after being resynced to the job's parameters ({@link DLionCheckpoint}). Call between steps,
+     * after the model holds the parameters the job had when {@code round} started; the exchange must accept
+     * that round (in-process hub: any round not yet completed; Aeron: {@code firstRound(round)}).
+     *
+     * @param round the next round, >= 0.
+     */
+    public void resumeAt(final long round) {
+        singleWorker("resumeAt").resumeAt(round);
+    }
+
+    /** @return the model of a {@link #forModel} accumulator (null for ParallelWrapper replicas). */
+    public Model model() {
+        return model;
+    }
+
+    DLionWorker single() {
+        return singleWorker("a checkpoint");
+    }
+
+    private DLionWorker singleWorker(final String what) {
+        if (single == null) {
+            throw new IllegalStateException(what + " applies to accumulators made by forModel, not to ParallelWrapper replicas");
+        }
+        return single;
     }
 
     /** @return the statistics of every worker created so far, in worker-id order of creation. */

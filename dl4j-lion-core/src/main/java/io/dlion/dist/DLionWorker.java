@@ -81,6 +81,20 @@ final class DLionWorker {
         return round;
     }
 
+    /**
+     * Continue at {@code round}: the next {@link #store} votes in that round. Only between steps (no round
+     * pending); the model must already hold the job's parameters as of the start of that round.
+     */
+    void resumeAt(final long round) {
+        if (round < 0) {
+            throw new IllegalArgumentException("round must be >= 0, got " + round);
+        }
+        if (pending != null) {
+            throw new IllegalStateException("worker " + exchange.workerId() + " is inside round " + this.round + ": resume between steps only");
+        }
+        this.round = round;
+    }
+
     /** Explicit binding for a model D-Lion is given directly (one model per process). */
     void bindModel(final Model model) {
         final BaseMultiLayerUpdater<?> updater;

@@ -1,0 +1,255 @@
+package io.dlion.dist;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Objects;
+import java.util.Properties;
+
+import io.dlion.exchange.VoteExchange;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.updater.BaseMultiLayerUpdater;
+import org.deeplearning4j.util.ModelSerializer;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * One D-Lion worker's state between two rounds, in one file: DL4J's model zip ({@link ModelSerializer}, with
+ * the updater state, i.e. this worker's Lion momentum {@code m}) plus an entry {@value #ENTRY} holding the
+ * round the worker votes in next. Parameters are the same on every worker; the momentum is each worker's own.
+ * <p>
+ * Uses, between steps (never while the model is inside {@code fit}):
+ * <ul>
+ *   <li><b>Resume a whole job</b>: every worker writes its checkpoint at the same round R
+ *       ({@link #write(Path, Model, DLionAccumulator)}); after a restart each worker reads its own and continues
+ *       with {@link #resume(VoteExchange, long)}: parameters, momentum and round exactly as they were, so the
+ *       continued run is bit-identical to one that never stopped.</li>
+ *   <li><b>Rejoin</b>: a restarted or late worker takes a checkpoint another worker (e.g. worker 0) wrote at the
+ *       job's current round R and continues with {@link #rejoin(Momentum, DLionCheckpoint, VoteExchange, long)}:
+ *       the donor's parameters (so every worker is bit-identical again), a momentum chosen by {@link Momentum},
+ *       and its next vote in round R.</li>
+ * </ul>
+ * Files are written to a temporary file and moved into place, so a crash while writing leaves the previous
+ * checkpoint intact.
+ */
+public final class DLionCheckpoint {
+    /** Zip entry with the D-Lion fields ({@code format}, {@code round}, {@code worker}, {@code workers}, {@code model}). */
+    public static final String ENTRY = "dlion-checkpoint.properties";
+    /** Version of the {@link #ENTRY} fields. */
+    public static final int FORMAT = 1;
+
+    /** The momentum a rejoining worker starts with. */
+    public enum Momentum {
+        /**
+         * m = 0, as a fresh worker: its first votes are the signs of its own gradients. Default: the worker's
+         * old momentum belongs to parameters the job has left, and the donor's belongs to another shard of the
+         * data (copying it would make two workers vote alike for about 1 / (1 - beta2) rounds).
+         */
+        ZERO,
+        /** The momentum saved in the worker's own (older) checkpoint: its own data, but as of that older round. */
+        OWN,
+        /** The donor's momentum, as saved. */
+        DONOR
+    }
+
+    private final Path file;
+    private final long round;
+    private final int workerId;
+    private final int workers;
+    private final boolean graph;
+
+    private DLionCheckpoint(final Path file, final long round, final int workerId, final int workers, final boolean graph) {
+        this.file = file;
+        this.round = round;
+        this.workerId = workerId;
+        this.workers = workers;
+        this.graph = graph;
+    }
+
+    /**
+     * Write a worker's checkpoint: call between steps, on the thread that trains the model.
+     *
+     * @param file        where to write (replaced atomically if it exists).
+     * @param model       the worker's model (MultiLayerNetwork or ComputationGraph).
+     * @param accumulator the worker's accumulator ({@link DLionAccumulator#forModel}), for its round and worker id.
+     * @return the checkpoint written.
+     */
+    public static DLionCheckpoint write(final Path file, final Model model, final DLionAccumulator accumulator) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(model, "model");
+        final DLionWorker worker = accumulator.single();
+        final boolean graph = isGraph(model);
+        final Path dir = file.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(dir);
+            final Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+            try {
+                ModelSerializer.writeModel(model, tmp.toFile(), true);
+                final Properties p = new Properties();
+                p.setProperty("format", Integer.toString(FORMAT));
+                p.setProperty("round", Long.toString(worker.round()));
+                p.setProperty("worker", Integer.toString(worker.exchange().workerId()));
+                p.setProperty("workers", Integer.toString(worker.exchange().workers()));
+                p.setProperty("model", graph ? "ComputationGraph" : "MultiLayerNetwork");
+                try (FileSystem zip = FileSystems.newFileSystem(tmp); OutputStream out = Files.newOutputStream(zip.getPath(ENTRY))) {
+                    p.store(out, "D-Lion worker checkpoint");
+                }
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot write D-Lion checkpoint " + file, e);
+        }
+        return new DLionCheckpoint(file, worker.round(), worker.exchange().workerId(), worker.exchange().workers(), graph);
+    }
+
+    /**
+     * @param file a file written by {@link #write}.
+     * @return the checkpoint (the model is restored on demand, a fresh copy each time).
+     */
+    public static DLionCheckpoint read(final Path file) {
+        final Properties p = new Properties();
+        try (FileSystem zip = FileSystems.newFileSystem(file)) {
+            final Path entry = zip.getPath(ENTRY);
+            if (!Files.exists(entry)) {
+                throw new IllegalArgumentException(file + " is not a D-Lion checkpoint: no " + ENTRY + " entry");
+            }
+            try (InputStream in = Files.newInputStream(entry)) {
+                p.load(in);
+            }
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot read D-Lion checkpoint " + file, e);
+        }
+        final int format = Integer.parseInt(p.getProperty("format", "0"));
+        if (format != FORMAT) {
+            throw new IllegalArgumentException(file + ": checkpoint format " + format + ", this version reads " + FORMAT);
+        }
+        return new DLionCheckpoint(file, Long.parseLong(p.getProperty("round")), Integer.parseInt(p.getProperty("worker")),
+            Integer.parseInt(p.getProperty("workers")), "ComputationGraph".equals(p.getProperty("model")));
+    }
+
+    /** @return the round the worker votes in next. */
+    public long round() {
+        return round;
+    }
+
+    /** @return the id of the worker that wrote it. */
+    public int workerId() {
+        return workerId;
+    }
+
+    /** @return the number of workers of the job. */
+    public int workers() {
+        return workers;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** @return a new model with the saved parameters and updater state (momentum). */
+    public Model model() {
+        try {
+            return graph ? ModelSerializer.restoreComputationGraph(file.toFile(), true)
+                : ModelSerializer.restoreMultiLayerNetwork(file.toFile(), true);
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot restore the model of D-Lion checkpoint " + file, e);
+        }
+    }
+
+    /**
+     * Resume this worker where its checkpoint left off: the saved parameters, momentum and round.
+     *
+     * @param exchange           this worker's exchange; it must accept votes from round {@link #round()} on.
+     * @param roundTimeoutMillis the longest a step waits for a round's result.
+     * @return the accumulator, set on the restored model ({@link DLionAccumulator#model()}).
+     */
+    public DLionAccumulator resume(final VoteExchange exchange, final long roundTimeoutMillis) {
+        checkWorker(exchange);
+        if (exchange.workerId() != workerId) {
+            throw new IllegalArgumentException("checkpoint of worker " + workerId + " resumed as worker " + exchange.workerId()
+                + ": use rejoin to take another worker's parameters");
+        }
+        return attach(model(), exchange, roundTimeoutMillis);
+    }
+
+    /**
+     * A worker (re)joins the job with this checkpoint's parameters, written by a donor worker at the job's
+     * current round; its next vote is in {@link #round()}.
+     *
+     * @param momentum           the momentum policy.
+     * @param own                the joining worker's own older checkpoint, for {@link Momentum#OWN} (else ignored, may be null).
+     * @param exchange           the joining worker's exchange; it must accept votes from round {@link #round()} on.
+     * @param roundTimeoutMillis the longest a step waits for a round's result.
+     * @return the accumulator, set on the new model ({@link DLionAccumulator#model()}).
+     */
+    public DLionAccumulator rejoin(final Momentum momentum, final DLionCheckpoint own, final VoteExchange exchange, final long roundTimeoutMillis) {
+        Objects.requireNonNull(momentum, "momentum");
+        checkWorker(exchange);
+        final Model model = model();
+        final INDArray state = updaterState(model);
+        switch (momentum) {
+            case ZERO:
+                if (state != null) {
+                    state.assign(0);
+                }
+                break;
+            case OWN:
+                if (own == null) {
+                    throw new IllegalArgumentException("Momentum.OWN needs the worker's own checkpoint");
+                }
+                if (own.round() > round) {
+                    throw new IllegalArgumentException("own checkpoint is of round " + own.round() + ", newer than the donor's " + round);
+                }
+                final INDArray saved = updaterState(own.model());
+                if (state != null && (saved == null || saved.length() != state.length())) {
+                    throw new IllegalArgumentException("own checkpoint has another updater state size than the donor's model");
+                }
+                if (state != null) {
+                    state.assign(saved);
+                }
+                break;
+            default:
+                break;
+        }
+        return attach(model, exchange, roundTimeoutMillis);
+    }
+
+    private void checkWorker(final VoteExchange exchange) {
+        Objects.requireNonNull(exchange, "exchange");
+        if (exchange.workers() != workers) {
+            throw new IllegalArgumentException("checkpoint of a job with " + workers + " workers, exchange has " + exchange.workers());
+        }
+    }
+
+    private DLionAccumulator attach(final Model model, final VoteExchange exchange, final long roundTimeoutMillis) {
+        final DLionAccumulator acc = DLionAccumulator.forModel(model, exchange, roundTimeoutMillis);
+        acc.resumeAt(round);
+        return acc;
+    }
+
+    /** @return the model's flat updater state (Lion's momentum of every block), or null when it has none. */
+    static INDArray updaterState(final Model model) {
+        final BaseMultiLayerUpdater<?> updater = isGraph(model) ? ((ComputationGraph) model).getUpdater(true)
+            : (BaseMultiLayerUpdater<?>) ((MultiLayerNetwork) model).getUpdater(true);
+        return updater.getStateViewArray();
+    }
+
+    private static boolean isGraph(final Model model) {
+        if (model instanceof ComputationGraph) {
+            return true;
+        }
+        if (model instanceof MultiLayerNetwork) {
+            return false;
+        }
+        throw new IllegalArgumentException("D-Lion checkpoints hold a MultiLayerNetwork or a ComputationGraph, got " + model.getClass().getName());
+    }
+}
