@@ -138,7 +138,7 @@ class HostileExchangeTest {
         assertFalse(Arrays.equals(a.submitted.get(0), a.submitted.get(1)), "new bits every round");
     }
 
-    private static MultiLayerNetwork tinyNet() {
+    static MultiLayerNetwork tinyNet() {
         final MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder()
             .seed(3)
             .dataType(DataType.DOUBLE)
@@ -151,7 +151,7 @@ class HostileExchangeTest {
         return net;
     }
 
-    private static DataSet batch(final long seed) {
+    static DataSet batch(final long seed) {
         final Random random = new Random(seed);
         final INDArray features = Nd4j.create(DataType.DOUBLE, 6, 5);
         final INDArray labels = Nd4j.zeros(DataType.DOUBLE, 6, 3);
