@@ -3,8 +3,10 @@ package io.dlion.examples.train;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -207,5 +209,24 @@ class HostileExchangeTest {
         }
         final List<double[]> honest = train(false);
         assertFalse(Arrays.equals(honest.get(0), hostile.get(0)), "the inverted votes changed the result");
+    }
+
+    private static TrainConfig config(final Sharing sharing, final int workers) {
+        return TrainConfigs.of("fashion-mnist", null, "mlp", "lion", sharing, workers, "inproc", 1, 120, Double.NaN, 0, 1, 0, 0, 60,
+            Path.of("out"));
+    }
+
+    @Test
+    void shouldValidateTheHostileOptions() {
+        assertEquals("D-Lion MaVo x5, 2 hostile (random)", TrainConfigs.hostile(config(Sharing.DLION_MAVO, 5), 2, "random").label());
+        assertEquals("D-Lion Avg x5", TrainConfigs.hostile(config(Sharing.DLION_AVG, 5), 0, "invert").label());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfigs.hostile(config(Sharing.DLION_MAVO, 5), 5, "invert"))
+            .getMessage().startsWith("--hostile "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfigs.hostile(config(Sharing.DLION_MAVO, 5), -1, "invert"))
+            .getMessage().startsWith("--hostile "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfigs.hostile(config(Sharing.NONE, 1), 1, "invert"))
+            .getMessage().startsWith("--hostile "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfigs.hostile(config(Sharing.DLION_MAVO, 5), 1, "flip"))
+            .getMessage().startsWith("--hostile-mode "));
     }
 }
