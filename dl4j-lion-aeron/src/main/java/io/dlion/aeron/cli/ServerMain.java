@@ -2,6 +2,7 @@ package io.dlion.aeron.cli;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
@@ -12,7 +13,6 @@ import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.ShutdownSignalBarrier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -75,7 +75,19 @@ public final class ServerMain implements Callable<Integer> {
             from = Long.parseLong(parts[0]);
             to = Long.parseLong(parts[1]);
         }
-        final ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
+        // SIGTERM / Ctrl-C: the hook releases the main thread and holds the JVM until the driver is closed, so that
+        // nothing reads the driver's memory-mapped files after they are unmapped
+        final CountDownLatch stop = new CountDownLatch(1);
+        final CountDownLatch closed = new CountDownLatch(1);
+        final Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                closed.await(10, TimeUnit.SECONDS);
+            } catch (final InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "dlion-server-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try (AeronRuntime runtime = transport.launch()) {
             final AggregationServer server = new AggregationServer(new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
@@ -85,21 +97,29 @@ public final class ServerMain implements Callable<Integer> {
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret()));
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
+            Thread status = null;
             try {
                 AgentRunner.startOnThread(runner);
                 System.out.println("server job=" + job + " shard=" + shardIndex + " " + server.layout() + " votes=" + server.context().voteChannel()
                     + " results=" + server.context().resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    final Thread status = new Thread(() -> printStatus(server.counters(), System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(server.counters(), System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
-                barrier.await();
+                stop.await();
             } finally {
+                // the status thread reads counters in the driver's memory-mapped file: stop it before anything closes
+                if (status != null) {
+                    status.interrupt();
+                    status.join(TimeUnit.SECONDS.toMillis(5));
+                }
                 CloseHelper.close(runner);
                 printLine(server.counters(), System.out);
             }
+        } finally {
+            closed.countDown();
         }
         return 0;
     }
