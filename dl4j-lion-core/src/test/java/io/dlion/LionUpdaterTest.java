@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.learning.GradientUpdater;
 import org.nd4j.linalg.schedule.ISchedule;
 import org.nd4j.linalg.schedule.ScheduleType;
@@ -78,6 +79,44 @@ class LionUpdaterTest {
             }
         }
         assertTrue(checked > 8 * n * 0.95, "too few elements compared: " + checked);
+    }
+
+    /** DL4J hands the updater views into the network's flat arrays, at an offset: state and gradient here are such views. */
+    @ParameterizedTest
+    @EnumSource(value = Type.class, names = {"FLOAT", "DOUBLE"})
+    void shouldMatchDoubleReferenceOnViewsAtAnOffset(final Type type) {
+        final int n = 300;
+        final int offset = 77;
+        final double lr = 1e-3;
+        final INDArray stateBuffer = Nd4j.create(type.dataType, 1, offset + n + 5);
+        final INDArray state = stateBuffer.get(NDArrayIndex.point(0), NDArrayIndex.interval(offset, offset + n));
+        final GradientUpdater<Lion> updater = new Lion(lr).instantiate(state, true);
+        final INDArray gradBuffer = Nd4j.create(type.dataType, offset + n + 5);
+        final INDArray grad = gradBuffer.get(NDArrayIndex.interval(offset, offset + n));
+        final double[] mRef = new double[n];
+        final double[] c = new double[n];
+        final Random random = new Random(3);
+        for (int step = 0; step < 4; step++) {
+            gradBuffer.assign(99);
+            final double[] g = new double[n];
+            for (int i = 0; i < n; i++) {
+                g[i] = random.nextGaussian();
+            }
+            grad.assign(Nd4j.createFromArray(g).castTo(type.dataType));
+            final double[] gCast = grad.toDoubleVector();
+            final double[] expected = LionReference.step(gCast, mRef, lr, 0.9, 0.99, c);
+            updater.applyUpdater(grad, step, 0);
+            final double[] mActual = state.toDoubleVector();
+            for (int i = 0; i < n; i++) {
+                assertEquals(mRef[i], mActual[i], type.relTol * 8 * (Math.abs(mRef[i]) + Math.abs(gCast[i])) + 1e-30, "m[" + i + "]");
+                assertEquals(expected[i], grad.getDouble(i), lr * 1e-3, "update[" + i + "]");
+                mRef[i] = mActual[i];
+            }
+            assertEquals(99.0, gradBuffer.getDouble(offset - 1), "outside the view, before");
+            assertEquals(99.0, gradBuffer.getDouble(offset + n), "outside the view, after");
+        }
+        assertEquals(0.0, stateBuffer.getDouble(0, offset - 1), "state outside the view");
+        assertEquals(0.0, stateBuffer.getDouble(0, offset + n), "state outside the view");
     }
 
     @Test
