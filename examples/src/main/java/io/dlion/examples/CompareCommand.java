@@ -14,13 +14,13 @@ import io.dlion.examples.train.EpochMetrics;
 import io.dlion.examples.train.Sharing;
 import io.dlion.examples.train.TrainConfig;
 import io.dlion.examples.train.TrainConfigs;
-import io.dlion.examples.train.Trainer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code ./dlion compare}: the same model and data with global AdamW, global Lion, D-Lion MaVo, D-Lion Avg
- * and DL4J's threshold sharing (with AdamW and with Lion), one after the other; one table, one plot.
+ * and DL4J's threshold sharing (with AdamW and with Lion), one after the other, each in its own JVM (a hung
+ * DL4J run is killed with its threads); one table, one plot.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Run every sharing scheme on the same model and data; write DIR/results.md and comparison plots.")
@@ -86,24 +86,37 @@ public final class CompareCommand implements Callable<Integer> {
         plan.put("avg", new Object[] {"lion", Sharing.DLION_AVG, workers, lrLion, wdLion});
         plan.put("threshold-adamw", new Object[] {"adamw", Sharing.DL4J_THRESHOLD, workers, lrAdamW, wdAdamW});
         plan.put("threshold-lion", new Object[] {"lion", Sharing.DL4J_THRESHOLD, workers, lrLion, wdLion});
-        final List<TrainConfig> configs = new ArrayList<>();
+        final Map<String, List<String>> runs = new LinkedHashMap<>();
         for (final Map.Entry<String, Object[]> e : plan.entrySet()) {
             if (only != null && !only.contains(e.getKey())) {
                 continue;
             }
             final Object[] p = e.getValue();
             final Sharing sharing = (Sharing) p[1];
-            configs.add(TrainConfigs.of(dataset, dataDir, model, (String) p[0], sharing, (Integer) p[2],
-                sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG ? transport : "inproc", epochs, batch, (Double) p[3],
-                (Double) p[4], seed, trainLimit, testLimit, epochTimeout, out.resolve(e.getKey())));
+            final String runTransport = sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG ? transport : "inproc";
+            final Path runOut = out.resolve(e.getKey());
+            // validates every run's options before the first one starts
+            final TrainConfig c = TrainConfigs.of(dataset, dataDir, model, (String) p[0], sharing, (Integer) p[2], runTransport, epochs, batch,
+                (Double) p[3], (Double) p[4], seed, trainLimit, testLimit, epochTimeout, runOut);
+            final List<String> args = new ArrayList<>(List.of("--dataset", dataset, "--model", model, "--optimizer", (String) p[0],
+                "--sharing", sharing.cliName(), "--workers", String.valueOf(p[2]), "--transport", runTransport, "--epochs", String.valueOf(epochs),
+                "--batch", String.valueOf(batch), "--lr", String.valueOf(p[3]), "--weight-decay", String.valueOf(p[4]), "--seed",
+                String.valueOf(seed), "--train-limit", String.valueOf(trainLimit), "--test-limit", String.valueOf(testLimit),
+                "--epoch-timeout", String.valueOf(epochTimeout), "--out", runOut.toString()));
+            if (dataDir != null) {
+                args.addAll(List.of("--data-dir", dataDir.toString()));
+            }
+            runs.put(c.label(), args);
         }
-        if (configs.isEmpty()) {
+        if (runs.isEmpty()) {
             throw new IllegalArgumentException("--only selects no run; choose from " + String.join(",", plan.keySet()));
         }
         final Map<String, List<EpochMetrics>> results = new LinkedHashMap<>();
-        for (final TrainConfig c : configs) {
-            System.out.println("=== " + c.label());
-            results.put(c.label(), new Trainer(c, System.out).run());
+        for (final Map.Entry<String, List<String>> run : runs.entrySet()) {
+            System.out.println("=== " + run.getKey());
+            final List<String> args = run.getValue();
+            final Path runOut = Path.of(args.get(args.indexOf("--out") + 1));
+            results.put(run.getKey(), Comparison.runChild(args, runOut, (epochTimeout + 120) * (long) epochs));
         }
         Files.createDirectories(out);
         final String table = Comparison.table(results);

@@ -1,6 +1,10 @@
 package io.dlion.examples.train;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +47,34 @@ public final class Comparison {
             sb.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %s | %.1f |%n", run.getKey(), acc, up, down, ratio, last.wallSeconds()));
         }
         return sb.toString();
+    }
+
+    /**
+     * Run one {@code ./dlion train} in a child JVM (same JVM flags and class path), so that a run that hangs
+     * (DL4J's threshold sharing can deadlock) is killed with its threads and cannot slow the next runs.
+     *
+     * @param trainArgs the arguments after {@code train}, including {@code --out DIR}.
+     * @param out       the run's output directory.
+     * @param timeoutSeconds how long the whole run may take.
+     * @return the run's metrics (empty when it produced none).
+     */
+    public static List<EpochMetrics> runChild(final List<String> trainArgs, final Path out, final long timeoutSeconds)
+        throws IOException, InterruptedException {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("io.dlion.examples.DLionCli");
+        command.add("train");
+        command.addAll(trainArgs);
+        final Process process = new ProcessBuilder(command).inheritIO().start();
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            System.out.println("run did not finish within " + timeoutSeconds + " s: killed");
+            process.destroyForcibly().waitFor();
+        }
+        final Path csv = out.resolve("metrics.csv");
+        return Files.exists(csv) ? Reports.readCsv(csv) : new ArrayList<>();
     }
 
     /** Both plots with one series per run. */

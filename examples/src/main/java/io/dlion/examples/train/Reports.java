@@ -26,6 +26,18 @@ final class Reports {
         Files.write(file, lines);
     }
 
+    /** @return the rows of a {@code metrics.csv} written by {@link #writeCsv}. */
+    static List<EpochMetrics> readCsv(final Path file) throws IOException {
+        final List<EpochMetrics> metrics = new ArrayList<>();
+        final List<String> lines = Files.readAllLines(file);
+        for (final String line : lines.subList(1, lines.size())) {
+            final String[] f = line.split(",");
+            metrics.add(new EpochMetrics(Integer.parseInt(f[0]), Long.parseLong(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]),
+                Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Integer.parseInt(f[7]), Double.parseDouble(f[8])));
+        }
+        return metrics;
+    }
+
     static void plotRun(final Path dir, final String label, final List<EpochMetrics> metrics) throws IOException {
         plotAll(dir, Map.of(label, metrics));
     }

@@ -262,6 +262,7 @@ public final class Trainer {
             .build();
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService runner = Executors.newSingleThreadExecutor();
+        boolean hung = false;
         try {
             final long start = System.nanoTime();
             long steps = 0;
@@ -283,6 +284,7 @@ public final class Trainer {
                 } catch (final TimeoutException hang) {
                     out.printf("HANG: DL4J threshold sharing made no progress for %d s in epoch %d (a known DL4J accumulator deadlock); stopping%n",
                         config.epochTimeoutSeconds, e);
+                    hung = true;
                     break;
                 }
                 steps += batches.size() / n;
@@ -290,7 +292,10 @@ public final class Trainer {
             }
         } finally {
             runner.shutdownNow();
-            wrapper.shutdown();
+            if (!hung) {
+                // a hung fit holds the wrapper's lock for good: shutdown() would block; the process exit ends its threads
+                wrapper.shutdown();
+            }
         }
         printHash(0, model);
         return metrics;
