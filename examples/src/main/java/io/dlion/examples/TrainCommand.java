@@ -8,6 +8,7 @@ import io.dlion.examples.train.TrainConfig;
 import io.dlion.examples.train.TrainConfigs;
 import io.dlion.examples.train.Trainer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ./dlion train}: one training run, any sharing, any transport. The option names are a contract. */
@@ -16,14 +17,8 @@ import picocli.CommandLine.Option;
         "The last lines are 'params-sha256 worker=I HEX', one per worker."})
 public final class TrainCommand implements Callable<Integer> {
 
-    @Option(names = "--dataset", description = "fashion-mnist or cifar10 (default: ${DEFAULT-VALUE})")
-    String dataset = "fashion-mnist";
-
-    @Option(names = "--data-dir", description = "data directory (default: /usr/share/datasets/fashion-mnist for fashion-mnist)")
-    Path dataDir;
-
-    @Option(names = "--model", description = "mlp, cnn, vit-tiny or vit (default: ${DEFAULT-VALUE})")
-    String model = "mlp";
+    @Mixin
+    RunOptions opts = new RunOptions();
 
     @Option(names = "--optimizer", description = "adamw or lion (default: ${DEFAULT-VALUE})")
     String optimizer = "lion";
@@ -37,26 +32,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion (default: ${DEFAULT-VALUE})")
     String transport = "inproc";
 
-    @Option(names = "--epochs", description = "epochs (default: ${DEFAULT-VALUE})")
-    int epochs = 2;
-
-    @Option(names = "--batch", description = "global batch, split over the workers (default: ${DEFAULT-VALUE})")
-    int batch = 128;
-
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
     double lr = Double.NaN;
 
     @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
     double weightDecay;
-
-    @Option(names = "--seed", description = "seed (default: ${DEFAULT-VALUE})")
-    long seed = 42;
-
-    @Option(names = "--train-limit", description = "use the first K training examples (0 = all)")
-    int trainLimit;
-
-    @Option(names = "--test-limit", description = "use the first K test examples (0 = all)")
-    int testLimit;
 
     @Option(names = "--epoch-timeout", description = "seconds an epoch may take before the run is reported as hung (default: ${DEFAULT-VALUE})")
     long epochTimeout = 1800;
@@ -67,13 +47,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--hostile-mode", description = "invert (vote against the own sign) or random (default: ${DEFAULT-VALUE})")
     String hostileMode = "invert";
 
-    @Option(names = "--out", required = true, description = "output directory")
-    Path out;
-
     @Override
     public Integer call() throws Exception {
-        final TrainConfig config = TrainConfigs.of(dataset, dataDir, model, optimizer, Sharing.parse(sharing), workers, transport, epochs, batch,
-            lr, weightDecay, seed, trainLimit, testLimit, epochTimeout, out);
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, optimizer, Sharing.parse(sharing), workers, transport, opts.epochs, opts.batch,
+            lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
         new Trainer(config, System.out).run();
         return 0;

@@ -10,6 +10,7 @@ import io.dlion.examples.train.TrainConfigs;
 import io.dlion.examples.train.Trainer;
 import io.dlion.vote.VoteRule;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -19,6 +20,9 @@ import picocli.CommandLine.Option;
 @Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
     description = "One D-Lion training worker over Aeron UDP to a remote './dlion server'.")
 public final class WorkerCommand implements Callable<Integer> {
+
+    @Mixin
+    RunOptions opts = new RunOptions();
 
     @Option(names = "--server", required = true, description = "server host")
     String server;
@@ -47,38 +51,11 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
     String rule = "majority";
 
-    @Option(names = "--dataset", description = "fashion-mnist or cifar10 (default: ${DEFAULT-VALUE})")
-    String dataset = "fashion-mnist";
-
-    @Option(names = "--data-dir", description = "data directory")
-    Path dataDir;
-
-    @Option(names = "--model", description = "mlp, cnn, vit-tiny or vit (default: ${DEFAULT-VALUE})")
-    String model = "mlp";
-
-    @Option(names = "--epochs", description = "epochs (default: ${DEFAULT-VALUE})")
-    int epochs = 2;
-
-    @Option(names = "--batch", description = "global batch, split over the workers (default: ${DEFAULT-VALUE})")
-    int batch = 128;
-
     @Option(names = "--lr", description = "Lion learning rate (default: ${DEFAULT-VALUE})")
     double lr = 3e-4;
 
     @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
     double weightDecay;
-
-    @Option(names = "--seed", description = "seed, the same on every worker (default: ${DEFAULT-VALUE})")
-    long seed = 42;
-
-    @Option(names = "--train-limit", description = "use the first K training examples (0 = all)")
-    int trainLimit;
-
-    @Option(names = "--test-limit", description = "use the first K test examples (0 = all)")
-    int testLimit;
-
-    @Option(names = "--out", required = true, description = "output directory")
-    Path out;
 
     @Override
     public Integer call() throws Exception {
@@ -93,9 +70,9 @@ public final class WorkerCommand implements Callable<Integer> {
         if (workerId < 0 || workerId >= workers) {
             throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
         }
-        final TrainConfig config = TrainConfigs.of(dataset, dataDir, model, "lion",
-            voteRule == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", epochs, batch, lr, weightDecay, seed,
-            trainLimit, testLimit, 86_400, out);
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
+            voteRule == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed,
+            opts.trainLimit, opts.testLimit, 86_400, opts.out);
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
         trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(job, workers, params, voteRule, server, votePort, controlPort, localHost,
