@@ -96,7 +96,7 @@ public final class CompareCommand implements Callable<Integer> {
             results.put(entry.getKey(), Comparison.runChild(args, runOut, (epochTimeout + 120) * (long) opts.epochs));
         }
         Files.createDirectories(opts.out);
-        final String table = Comparison.table(results);
+        final String table = Comparison.table(results, opts.epochs);
         Files.writeString(opts.out.resolve("results.md"), Comparison.header(String.join(" ", commandLine())) + table);
         Comparison.plot(opts.out, results);
         System.out.println();

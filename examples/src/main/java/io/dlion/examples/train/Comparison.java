@@ -23,8 +23,12 @@ public final class Comparison {
             + "sends 4 bytes per parameter up and 4 down per worker.\n\n";
     }
 
-    /** @return one Markdown row per run: final accuracy, bytes per worker per step, ratio to dense, time. */
-    public static String table(final Map<String, List<EpochMetrics>> runs) {
+    /**
+     * @param runs   metrics per run label.
+     * @param epochs epochs every run was asked for: a run with fewer rows stopped early (hung or failed) and says so.
+     * @return one Markdown row per run: accuracy per epoch, bytes per worker per step, ratio to dense, time.
+     */
+    public static String table(final Map<String, List<EpochMetrics>> runs, final int epochs) {
         final StringBuilder sb = new StringBuilder();
         sb.append("| run | test accuracy per epoch | bytes/worker/step up | down | up+down vs dense fp32 | wall s |\n");
         sb.append("|---|---|---|---|---|---|\n");
@@ -38,6 +42,9 @@ public final class Comparison {
             final StringBuilder acc = new StringBuilder();
             for (final EpochMetrics e : m) {
                 acc.append(acc.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.4f", e.testAccuracy()));
+            }
+            if (m.size() < epochs) {
+                acc.append(" (stopped in epoch ").append(m.size() + 1).append(": no progress, see the log)");
             }
             final double steps = Math.max(1, last.rounds()) * (double) last.workers();
             final double up = last.bytesUp() / steps;
