@@ -77,6 +77,8 @@ class AuthenticationTest {
             }
 
             final VoteExchange second = pool.submit(() -> job.exchange(1, 1)).get(10, TimeUnit.SECONDS);
+            // the round must not open before the server has taken the new member's HELLO (a race under load)
+            BadInputTest.awaitValue(() -> job.serverCounters().workersJoined().get(), 2, "the second member's HELLO");
             final Future<RoundResult> a = pool.submit(() -> {
                 member.submit(1, SyntheticVotes.vote(1, 1, 0, PARAMS), PARAMS);
                 return member.await(1, 10_000);
