@@ -1,5 +1,6 @@
 package io.dlion.codec;
 
+import io.dlion.testing.TestBits;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
