@@ -24,6 +24,7 @@ import io.dlion.aeron.wire.MessageType;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.SignEncoding;
 import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteAggregator;
@@ -68,6 +69,8 @@ public final class AeronVoteExchange implements VoteExchange {
 
     private long nextRound;
     private long submittedRound = -1;
+    private boolean joining;
+    private final List<JoinNotice> notices = new ArrayList<>();
     private long submitNs;
     private final HelloCredentials credentials;
     private final SplittableRandom nonces = new SplittableRandom(System.nanoTime());
@@ -89,7 +92,8 @@ public final class AeronVoteExchange implements VoteExchange {
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
         this.vote = new long[totalWords];
         this.credentials = ctx.secret == null ? null : new HelloCredentials(ctx.secret);
-        this.nextRound = ctx.firstRound;
+        this.joining = ctx.join;
+        this.nextRound = ctx.join ? Long.MAX_VALUE : ctx.firstRound;
         this.voteView = new long[][] {vote};
         this.scratch = new long[ctx.rule == VoteRule.MAJORITY ? 2 : VoteAggregator.planes(ctx.workers)][ctx.chunkWords];
         this.shards = new ShardState[ctx.shards.size()];
@@ -127,6 +131,9 @@ public final class AeronVoteExchange implements VoteExchange {
     public void submit(final long round, final long[] signWords, final long paramCount) {
         if (closed) {
             throw new IllegalStateException("exchange closed");
+        }
+        if (joining) {
+            throw new IllegalStateException("worker " + ctx.workerId + " is joining: awaitJoin first, then submit the round it returns");
         }
         if (round != nextRound) {
             throw new IllegalArgumentException("round must be " + nextRound + ", got " + round);
@@ -185,6 +192,80 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             idle.idle(work);
         }
+    }
+
+    /**
+     * For an exchange made with {@link Context#join(boolean) join(true)}: wait until every shard's server has
+     * announced the round this worker votes in first (its JOIN_NOTICE). Results of earlier rounds are read and
+     * dropped meanwhile.
+     *
+     * @param timeoutMillis how long to wait at most.
+     * @return the notice: the first round (the latest over the shards) and the donor, whose parameters at the start
+     *     of that round this worker must take before it votes.
+     * @throws TimeoutException when no notice arrived in time.
+     */
+    public JoinNotice awaitJoin(final long timeoutMillis) throws TimeoutException, InterruptedException {
+        if (!joining) {
+            throw new IllegalStateException("worker " + ctx.workerId + " is not joining (Context.join(true)) or has already joined");
+        }
+        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final IdleStrategy idle = ctx.idleStrategy;
+        idle.reset();
+        while (true) {
+            final int work = pollIdle();
+            boolean all = true;
+            long first = -1;
+            int donor = -1;
+            for (final ShardState shard : shards) {
+                all &= shard.joinRound >= 0;
+                if (shard.joinRound > first) {
+                    first = shard.joinRound;
+                    donor = shard.joinDonor;
+                }
+            }
+            if (all) {
+                joining = false;
+                nextRound = first;
+                return new JoinNotice(ctx.workerId, first, donor);
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new TimeoutException("worker " + ctx.workerId + ": no JOIN_NOTICE from the server within " + timeoutMillis
+                    + " ms (is the server running and does it know this job and secret?)");
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while joining");
+            }
+            idle.idle(work);
+        }
+    }
+
+    /**
+     * Between rounds: read result frames of rounds this worker will not vote in (and join notices) and drop them, so
+     * that a worker which waits between rounds (e.g. for a donor's parameters) does not hold up the broadcast to the
+     * others; frames of the round it votes in next stay in the log.
+     *
+     * @return work done.
+     */
+    public int pollIdle() {
+        if (submittedRound == nextRound && !closed) {
+            throw new IllegalStateException("pollIdle between rounds only: round " + submittedRound + " is awaited");
+        }
+        int work = 0;
+        for (final ShardState shard : shards) {
+            work += shard.checkServer();
+            work += shard.subscription.controlledPoll(shard.handler, ctx.fragmentLimit);
+        }
+        return work;
+    }
+
+    @Override
+    public List<JoinNotice> takeJoinNotices() {
+        if (notices.isEmpty()) {
+            return List.of();
+        }
+        final List<JoinNotice> taken = List.copyOf(notices);
+        notices.clear();
+        return taken;
     }
 
     @Override
@@ -315,6 +396,8 @@ public final class AeronVoteExchange implements VoteExchange {
         int serverSession;
         int nextChunk;
         int nextResultWord;
+        long joinRound = -1;
+        int joinDonor = -1;
         long maskAll;
         long maskAny;
         long abortMask = -1;
@@ -400,7 +483,7 @@ public final class AeronVoteExchange implements VoteExchange {
             outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
                 .writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
                 .jobId(ctx.jobId)
-                .round(nextRound)
+                .round(joining ? MessageHeaderFlyweight.JOIN_ROUND : nextRound)
                 .chunkWordOffset(layout.fromWord())
                 .chunkWords(0)
                 .workerId(ctx.workerId)
@@ -456,8 +539,8 @@ public final class AeronVoteExchange implements VoteExchange {
             final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
             final int type = msg.type();
             if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
-                || msg.jobId() != ctx.jobId || (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT)
-                || msg.shard() != endpoint.shard()) {
+                || msg.jobId() != ctx.jobId || (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT
+                && type != MessageType.JOIN_NOTICE) || msg.shard() != endpoint.shard()) {
                 counters.rejectedResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
@@ -466,10 +549,15 @@ public final class AeronVoteExchange implements VoteExchange {
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
             final long round = msg.round();
-            if (round > submittedRound) {
+            if (type == MessageType.JOIN_NOTICE) {
+                return onJoinNotice(msg, round);
+            }
+            // in a round: the round submitted; between rounds: the round completed last (its frames are all read)
+            final long current = submittedRound == nextRound ? submittedRound : nextRound - 1;
+            if (round > current) {
                 return ControlledFragmentHandler.Action.ABORT;
             }
-            if (round < submittedRound || resultDone()) {
+            if (round < current || resultDone()) {
                 counters.staleResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
@@ -492,6 +580,31 @@ public final class AeronVoteExchange implements VoteExchange {
             final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
             counters.bytesDown().getAndAddRelease(frame);
             exchangeCounters.addBytesDown(frame);
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+
+        private ControlledFragmentHandler.Action onJoinNotice(final MessageHeaderFlyweight msg, final long round) {
+            final long mask = msg.voterMask();
+            final long allWorkers = ctx.workers == Long.SIZE ? -1L : (1L << ctx.workers) - 1;
+            final int donor = msg.workerId();
+            if (Long.bitCount(mask) != 1 || (mask & ~allWorkers) != 0 || round < 0
+                || (donor >= ctx.workers && donor != MessageHeaderFlyweight.SERVER_WORKER_ID)) {
+                counters.rejectedResults().incrementRelease();
+                return ControlledFragmentHandler.Action.CONTINUE;
+            }
+            final int worker = Long.numberOfTrailingZeros(mask);
+            final int donorOrNone = donor == MessageHeaderFlyweight.SERVER_WORKER_ID ? -1 : donor;
+            if (worker == ctx.workerId) {
+                if (joining) {
+                    joinRound = round;
+                    joinDonor = donorOrNone;
+                }
+            } else {
+                final JoinNotice notice = new JoinNotice(worker, round, donorOrNone);
+                if (!notices.contains(notice)) {
+                    notices.add(notice);
+                }
+            }
             return ControlledFragmentHandler.Action.CONTINUE;
         }
 
@@ -561,6 +674,7 @@ public final class AeronVoteExchange implements VoteExchange {
         private int fragmentLimit = Configuration.fragmentLimit();
         private byte[] secret;
         private long firstRound;
+        private boolean join;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -801,6 +915,21 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public long firstRound() {
             return firstRound;
+        }
+
+        /**
+         * @param join true for a worker that (re)joins a running job without its parameters: its HELLO asks the server
+         *             for a first round and a donor, see {@link AeronVoteExchange#awaitJoin(long)}; firstRound is then
+         *             ignored.
+         * @return this for a fluent API.
+         */
+        public Context join(final boolean join) {
+            this.join = join;
+            return this;
+        }
+
+        public boolean join() {
+            return join;
         }
 
         /**

@@ -84,8 +84,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final long[] lastHelloMs;
     private final long[] lastHelloNonce;
     private final long[] helloRound;
+    private final long[] joinRound;
+    private final int[] joinDonor;
     private long boundMask;
     private long activeMask;
+    private long joinPendingMask;
+    private long noticeMask;
 
     private long currentRound = -1;
     private boolean roundOpen;
@@ -113,6 +117,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.lastHelloMs = new long[workers];
         this.lastHelloNonce = new long[workers];
         this.helloRound = new long[workers];
+        this.joinRound = new long[workers];
+        this.joinDonor = new int[workers];
         Arrays.fill(lastHelloMs, Long.MIN_VALUE);
 
         Subscription sub = null;
@@ -151,9 +157,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
     @Override
     public int doWork() {
         int work = sendAbort();
-        work += sendResults();
+        work += sendNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
-        work += sendResults();
+        work += sendNoticesThenResults();
         if (roundOpen && ctx.nanoClock.nanoTime() - progressNs > ctx.roundTimeoutNs) {
             onDeadline();
             work++;
@@ -343,11 +349,47 @@ public final class AggregationServer implements Agent, AutoCloseable {
             lastHelloNonce[worker] = nonce;
         }
         sessionOf[worker] = sessionId;
-        helloRound[worker] = msg.round();
         boundMask |= 1L << worker;
-        activeMask |= 1L << worker;
         counters.workersJoined().incrementPlain();
+        if (msg.round() == MessageHeaderFlyweight.JOIN_ROUND) {
+            announceJoin(worker);
+        } else {
+            helloRound[worker] = msg.round();
+            activeMask |= 1L << worker;
+        }
         return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    /**
+     * A worker (re)joins a running job and has no parameters yet: it is waited for again from round R = the highest
+     * round opened + 2 (before any result of round R - 1 goes out, the JOIN_NOTICE does, so every worker reads it while
+     * awaiting round R - 1 at the latest), and the lowest live worker is named donor: it hands the joining worker the
+     * parameters it holds when round R starts. Votes of the worker's previous incarnation are not waited for any more.
+     */
+    private void announceJoin(final int worker) {
+        final long bit = 1L << worker;
+        activeMask &= ~bit;
+        long latest = currentRound;
+        if (latest < 0) {
+            // a fresh server: the others' HELLOs name the round they vote in next
+            for (long m = boundMask & ~bit & ~joinPendingMask; m != 0; m &= m - 1) {
+                latest = Math.max(latest, helloRound[Long.numberOfTrailingZeros(m)] - 1);
+            }
+        }
+        final long first = latest + 2;
+        joinRound[worker] = first;
+        helloRound[worker] = first;
+        final long donors = boundMask & activeMask & ~joinPendingMask;
+        joinDonor[worker] = donors == 0 ? MessageHeaderFlyweight.SERVER_WORKER_ID : Long.numberOfTrailingZeros(donors);
+        joinPendingMask |= bit;
+        noticeMask |= bit;
+        counters.joinsAnnounced().incrementPlain();
+        if (roundOpen && roundMask != 0 && (roundMask & bit) != 0 && Long.bitCount(roundMask & ~bit) >= ctx.minVoters) {
+            roundMask &= ~bit;
+            voteWindow();
+        } else if (roundOpen && roundMask == 0) {
+            voteWindow();
+        }
     }
 
     private ControlledFragmentHandler.Action reject(final RejectReason reason) {
@@ -356,6 +398,13 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     private void openRound(final long round) {
+        for (long m = joinPendingMask; m != 0; m &= m - 1) {
+            final int w = Long.numberOfTrailingZeros(m);
+            if (joinRound[w] <= round) {
+                activeMask |= 1L << w;
+                joinPendingMask &= ~(1L << w);
+            }
+        }
         currentRound = round;
         roundOpen = true;
         progressNs = ctx.nanoClock.nanoTime();
@@ -404,12 +453,44 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         roundMask = present;
         progressNs = now;
+        voteWindow();
+    }
+
+    /** Vote every chunk of the window whose required votes are in (after the required workers changed). */
+    private void voteWindow() {
         for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
             final ChunkSlot slot = slots[c % slots.length];
             if (slot.chunk == c) {
                 tryVote(slot);
             }
         }
+    }
+
+    /** JOIN_NOTICEs go out before any further result frame, so no worker reads a result of round R - 1 before them. */
+    private int sendNoticesThenResults() {
+        int work = 0;
+        while (noticeMask != 0) {
+            final int w = Long.numberOfTrailingZeros(noticeMask);
+            final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH, bufferClaim);
+            if (result < 0) {
+                onOfferFailure(result);
+                return work;
+            }
+            outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
+                .writeHeader(MessageType.JOIN_NOTICE, Encoding.NONE)
+                .jobId(ctx.jobId)
+                .round(joinRound[w])
+                .chunkWordOffset(layout.fromWord())
+                .chunkWords(0)
+                .workerId(joinDonor[w])
+                .shard(ctx.shard)
+                .voterMask(1L << w);
+            bufferClaim.commit();
+            counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(0));
+            noticeMask &= ~(1L << w);
+            work++;
+        }
+        return work + sendResults();
     }
 
     private int sendAbort() {

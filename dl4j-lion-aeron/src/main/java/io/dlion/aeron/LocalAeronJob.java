@@ -160,6 +160,30 @@ public final class LocalAeronJob implements AutoCloseable {
      * @return the worker's exchange; the job closes it on {@link #close()}.
      */
     public VoteExchange exchange(final int workerId, final long firstRound) {
+        return connect(workerId, firstRound, false);
+    }
+
+    /**
+     * Restart worker {@code workerId} in the running job: its current exchange is closed (as if its process had died)
+     * and a new one joins the job without parameters ({@link AeronVoteExchange.Context#join(boolean)}): call
+     * {@link AeronVoteExchange#awaitJoin(long)} on it to learn its first round and donor.
+     *
+     * @param workerId in [0, workers), which has an exchange.
+     * @return the worker's new exchange; the job closes it on {@link #close()}.
+     */
+    public AeronVoteExchange rejoin(final int workerId) {
+        if (workerId < 0 || workerId >= ctx.workers) {
+            throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
+        }
+        final AeronVoteExchange old = exchanges.get(workerId);
+        if (old == null || !claimed.compareAndSet(workerId, 1, 0)) {
+            throw new IllegalStateException("worker " + workerId + " has no exchange to restart");
+        }
+        old.close();
+        return connect(workerId, 0, true);
+    }
+
+    private AeronVoteExchange connect(final int workerId, final long firstRound, final boolean join) {
         if (workerId < 0 || workerId >= ctx.workers) {
             throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
         }
@@ -174,7 +198,8 @@ public final class LocalAeronJob implements AutoCloseable {
         try {
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret).firstRound(firstRound));
+                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret)
+                .firstRound(firstRound).join(join));
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
             throw ex;

@@ -24,6 +24,7 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter roundsAbandoned;
     private final Counter workersDropped;
     private final Counter workersRejoined;
+    private final Counter joinsAnnounced;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
 
     ServerCounters(final Aeron aeron, final int jobId, final int shard) {
@@ -41,6 +42,7 @@ public final class ServerCounters implements AutoCloseable {
             roundsAbandoned = aeron.addCounter(type, prefix + "rounds aborted (quorum lost at the deadline)");
             workersDropped = aeron.addCounter(type, prefix + "workers dropped (missed a round deadline)");
             workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
+            joinsAnnounced = aeron.addCounter(type, prefix + "joins announced (restarted workers given a round and a donor)");
             for (final RejectReason reason : RejectReason.values()) {
                 rejected.put(reason, aeron.addCounter(type, prefix + "rejected " + reason.label()));
             }
@@ -105,6 +107,11 @@ public final class ServerCounters implements AutoCloseable {
         return workersRejoined;
     }
 
+    /** @return JOIN_NOTICEs sent: workers that (re)joined with HELLO(JOIN_ROUND), each told its first round and donor. */
+    public Counter joinsAnnounced() {
+        return joinsAnnounced;
+    }
+
     /**
      * @param reason of the rejection.
      * @return the counter of messages rejected for it.
@@ -125,7 +132,7 @@ public final class ServerCounters implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
-            workersDropped, workersRejoined);
+            workersDropped, workersRejoined, joinsAnnounced);
         CloseHelper.closeAll(rejected.values());
     }
 }

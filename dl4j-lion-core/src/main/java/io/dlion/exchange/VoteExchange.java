@@ -1,5 +1,6 @@
 package io.dlion.exchange;
 
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -37,6 +38,16 @@ public interface VoteExchange extends AutoCloseable {
      * @throws InterruptedException when the waiting thread is interrupted.
      */
     RoundResult await(long round, long timeoutMillis) throws TimeoutException, InterruptedException;
+
+    /**
+     * Workers the job's server announced as (re)joining since the last call, so that the donor among the
+     * receivers can hand over its parameters; called between rounds on the training thread.
+     *
+     * @return the notices received, possibly empty; exchanges without rejoin support return an empty list.
+     */
+    default List<JoinNotice> takeJoinNotices() {
+        return List.of();
+    }
 
     /** @return counters of what went over the wire for this worker. */
     ExchangeCounters counters();

@@ -33,15 +33,17 @@ import org.agrona.MutableDirectBuffer;
  *   <li><b>Type</b>: {@link MessageType}.</li>
  *   <li><b>Encoding</b>: {@link Encoding} of the body.</li>
  *   <li><b>Job Id</b>: the job this message belongs to; messages of another job are rejected.</li>
- *   <li><b>Round Number</b>: the training round (0, 1, 2, ...).</li>
+ *   <li><b>Round Number</b>: the training round (0, 1, 2, ...); on a HELLO the round the worker votes in next, or
+ *       {@link #JOIN_ROUND} from a worker that (re)joins a running job and must first be given its parameters.</li>
  *   <li><b>Chunk Word Offset</b>: index of the first 64-parameter word the body covers, counted from
  *       parameter 0 of the whole vector (not of the shard), so parameter {@code j} is covered when
  *       {@code offset <= j >>> 6 < offset + length}.</li>
  *   <li><b>Chunk Length in Words</b>: number of 64-parameter words covered (unsigned 16 bits).</li>
- *   <li><b>Worker Id</b>: sender of a VOTE_CHUNK or HELLO; {@link #SERVER_WORKER_ID} on a RESULT_CHUNK.</li>
+ *   <li><b>Worker Id</b>: sender of a VOTE_CHUNK or HELLO; {@link #SERVER_WORKER_ID} on a RESULT_CHUNK; the donor
+ *       worker on a JOIN_NOTICE.</li>
  *   <li><b>Shard Index</b>: which server's parameter slice the chunk belongs to.</li>
  *   <li><b>Voter Mask</b>: on a RESULT_CHUNK, bit i set when worker i voted in this chunk; on a HELLO, the
- *       worker's total parameter count; zero on a VOTE_CHUNK.</li>
+ *       worker's total parameter count; on a JOIN_NOTICE the joining worker's bit; zero on a VOTE_CHUNK.</li>
  * </ul>
  * Together with Aeron's 32-byte data frame header a chunk carries 64 bytes of headers; with the default
  * chunk of {@value io.dlion.aeron.wire.ChunkLayout#DEFAULT_CHUNK_WORDS} words (8000 bytes) that is 0.8%.
@@ -53,6 +55,8 @@ public final class MessageHeaderFlyweight {
     public static final byte VERSION = 1;
     /** Worker id used by the server on the messages it sends. */
     public static final int SERVER_WORKER_ID = 0xFF;
+    /** Round field of a HELLO from a worker that (re)joins a running job and waits to be told its first round. */
+    public static final long JOIN_ROUND = -1L;
     /** Largest chunk length the header can state. */
     public static final int MAX_CHUNK_WORDS = 0xFFFF;
 

@@ -13,6 +13,12 @@ public final class MessageType {
      * deadline); the voter mask field holds the workers that did vote. No body.
      */
     public static final int ROUND_ABORT = 4;
+    /**
+     * Server to workers: a worker rejoins the job. The voter mask field holds the joining worker's bit, the round
+     * field the first round it votes in (and the round it is waited for again from), the worker id field the donor:
+     * the live worker that hands the joining worker the job's parameters as of the start of that round. No body.
+     */
+    public static final int JOIN_NOTICE = 5;
 
     private MessageType() {
     }
@@ -31,6 +37,8 @@ public final class MessageType {
                 return "RESULT_CHUNK";
             case ROUND_ABORT:
                 return "ROUND_ABORT";
+            case JOIN_NOTICE:
+                return "JOIN_NOTICE";
             default:
                 return "UNKNOWN(" + type + ")";
         }
