@@ -1,17 +1,36 @@
 package io.dlion.aeron;
 
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
 import io.aeron.Aeron;
 import io.aeron.CommonContext;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
+import io.aeron.driver.ext.LossGenerator;
+import io.aeron.driver.ext.RandomLossGenerator;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * An Aeron client with, by default, an embedded media driver in the same JVM (one command, no setup). With
  * {@link Context#embeddedDriver(boolean) embeddedDriver(false)} it connects to a standalone driver (see
  * {@code io.dlion.aeron.cli.DriverMain}) through its Aeron directory, as production deployments do.
+ * <p>
+ * Fault injection: with {@link Context#receiveLossRate(double)} &gt; 0 (or Aeron's own system property
+ * {@value #LOSS_RATE_PROP}) the embedded driver drops that fraction of the UDP data frames it receives, through
+ * aeron-driver's {@link DebugReceiveChannelEndpoint}; {@link #framesReceived()} and {@link #framesDropped()} count them.
  */
 public final class AeronRuntime implements AutoCloseable {
+    /** Aeron's system property for the receive data loss rate of its debug channel endpoints. */
+    public static final String LOSS_RATE_PROP = "aeron.debug.receive.data.loss.rate";
+    /** Aeron's system property for the seed of that loss. */
+    public static final String LOSS_SEED_PROP = "aeron.debug.receive.data.loss.seed";
+
+    private static final AtomicLong FRAMES = new AtomicLong();
+    private static final AtomicLong DROPPED = new AtomicLong();
+
     private final MediaDriver driver;
     private final Aeron aeron;
 
@@ -37,6 +56,11 @@ public final class AeronRuntime implements AutoCloseable {
                     .dirDeleteOnStart(true)
                     .dirDeleteOnShutdown(true)
                     .termBufferSparseFile(true);
+                if (ctx.receiveLossRate > 0) {
+                    final LossGenerator loss = counting(new RandomLossGenerator(ctx.receiveLossRate, ctx.lossSeed));
+                    driverCtx.receiveChannelEndpointSupplier((channel, dispatcher, status, context) ->
+                        new DebugReceiveChannelEndpoint(channel, dispatcher, status, context, loss, new RandomLossGenerator(0, 1)));
+                }
                 if (dir != null) {
                     driverCtx.aeronDirectoryName(dir);
                 }
@@ -64,6 +88,36 @@ public final class AeronRuntime implements AutoCloseable {
         return aeron.context().aeronDirectoryName();
     }
 
+    /** @return UDP data frames the loss-injecting receive endpoints of this JVM saw. */
+    public static long framesReceived() {
+        return FRAMES.get();
+    }
+
+    /** @return UDP data frames they dropped. */
+    public static long framesDropped() {
+        return DROPPED.get();
+    }
+
+    private static LossGenerator counting(final LossGenerator delegate) {
+        return new LossGenerator() {
+            @Override
+            public boolean shouldDropFrame(final InetSocketAddress address, final UnsafeBuffer buffer, final int length) {
+                FRAMES.incrementAndGet();
+                final boolean drop = delegate.shouldDropFrame(address, buffer, length);
+                if (drop) {
+                    DROPPED.incrementAndGet();
+                }
+                return drop;
+            }
+
+            @Override
+            public boolean shouldDropFrame(final InetSocketAddress address, final UnsafeBuffer buffer, final int streamId,
+                final int sessionId, final int termId, final int termOffset, final int length) {
+                return shouldDropFrame(address, buffer, length);
+            }
+        };
+    }
+
     /** @return the embedded driver, or null when connected to a standalone one. */
     public MediaDriver driver() {
         return driver;
@@ -79,6 +133,8 @@ public final class AeronRuntime implements AutoCloseable {
         private boolean embeddedDriver = true;
         private String aeronDirectoryName;
         private ThreadingMode threadingMode = ThreadingMode.SHARED;
+        private double receiveLossRate = Double.parseDouble(System.getProperty(LOSS_RATE_PROP, "0"));
+        private long lossSeed = Long.getLong(LOSS_SEED_PROP, System.nanoTime());
 
         /**
          * Validate once.
@@ -91,6 +147,13 @@ public final class AeronRuntime implements AutoCloseable {
             }
             if (threadingMode == null) {
                 throw new IllegalArgumentException("threadingMode must be set");
+            }
+            if (!(receiveLossRate >= 0 && receiveLossRate < 1)) {
+                throw new IllegalArgumentException("receiveLossRate must be in [0, 1), got " + receiveLossRate);
+            }
+            if (receiveLossRate > 0 && !embeddedDriver) {
+                throw new IllegalArgumentException("receiveLossRate needs the embedded driver; a standalone driver takes "
+                    + LOSS_RATE_PROP + " with aeron.ReceiveChannelEndpoint.supplier=io.aeron.driver.ext.DebugReceiveChannelEndpointSupplier");
             }
             return this;
         }
@@ -132,6 +195,33 @@ public final class AeronRuntime implements AutoCloseable {
 
         public ThreadingMode threadingMode() {
             return threadingMode;
+        }
+
+        /**
+         * @param receiveLossRate fraction of received UDP data frames the embedded driver drops, for fault tests
+         *                        (default: the system property {@value AeronRuntime#LOSS_RATE_PROP}, else 0).
+         * @return this for a fluent API.
+         */
+        public Context receiveLossRate(final double receiveLossRate) {
+            this.receiveLossRate = receiveLossRate;
+            return this;
+        }
+
+        public double receiveLossRate() {
+            return receiveLossRate;
+        }
+
+        /**
+         * @param lossSeed seed of the dropped-frame choice (default: {@value AeronRuntime#LOSS_SEED_PROP}, else the clock).
+         * @return this for a fluent API.
+         */
+        public Context lossSeed(final long lossSeed) {
+            this.lossSeed = lossSeed;
+            return this;
+        }
+
+        public long lossSeed() {
+            return lossSeed;
         }
     }
 }

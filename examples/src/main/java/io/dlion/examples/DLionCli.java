@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code ./dlion}: one sub-command per example. */
 @Command(name = "dlion", mixinStandardHelpOptions = true, version = "dl4j-lion 0.1.0",
     description = "Distributed Lion for Deeplearning4j: examples and tools.",
-    subcommands = {Demo.class, TrainCommand.class, CompareCommand.class, WorkerCommand.class})
+    subcommands = {Demo.class, TrainCommand.class, CompareCommand.class, WorkerCommand.class, FaultCommand.class})
 public final class DLionCli {
     private DLionCli() {
     }

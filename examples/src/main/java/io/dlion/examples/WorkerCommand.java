@@ -1,8 +1,11 @@
 package io.dlion.examples;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import io.dlion.dist.DLionCheckpoint;
+import io.dlion.examples.train.Recovery;
 import io.dlion.examples.train.RemoteTransport;
 import io.dlion.examples.train.Sharing;
 import io.dlion.examples.train.TrainConfig;
@@ -57,6 +60,31 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
     double weightDecay;
 
+    @Option(names = "--secret-file", description = "file with the job's shared secret (at least 16 bytes), as given to the server")
+    Path secretFile;
+
+    @Option(names = "--await-timeout-s", description = "longest a step waits for its round's result (e.g. while the server restarts)"
+        + " before the worker fails (default: ${DEFAULT-VALUE})")
+    long awaitTimeoutSeconds = 600;
+
+    @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here")
+    Path syncDir;
+
+    @Option(names = "--rejoin", description = "this worker restarts in a running job: take a live donor's parameters (needs --sync-dir)")
+    boolean rejoin;
+
+    @Option(names = "--checkpoint-dir", description = "directory of this worker's checkpoint worker-<id>.zip (parameters, momentum, round)")
+    Path checkpointDir;
+
+    @Option(names = "--checkpoint-every", description = "write the checkpoint every this many rounds (default: ${DEFAULT-VALUE} = never)")
+    int checkpointEvery;
+
+    @Option(names = "--resume", description = "start from this worker's checkpoint in --checkpoint-dir (whole-job restart)")
+    boolean resume;
+
+    @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
+    double lossRate;
+
     @Override
     public Integer call() throws Exception {
         final VoteRule voteRule;
@@ -70,13 +98,20 @@ public final class WorkerCommand implements Callable<Integer> {
         if (workerId < 0 || workerId >= workers) {
             throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
         }
+        if (awaitTimeoutSeconds < 1) {
+            throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
+        }
+        final Recovery recovery = new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume).validate();
         final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
             voteRule == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed,
-            opts.trainLimit, opts.testLimit, 86_400, opts.out);
+            opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
-        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(job, workers, params, voteRule, server, votePort, controlPort, localHost,
-            aeronDir));
+        final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;
+        final byte[] secret = secretFile == null ? null : Files.readAllBytes(secretFile);
+        final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
+            localHost, aeronDir, secret, lossRate, firstRound, rejoin);
+        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
         return 0;
     }
 }

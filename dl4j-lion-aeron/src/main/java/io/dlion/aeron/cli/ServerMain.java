@@ -157,7 +157,11 @@ public final class ServerMain implements Callable<Integer> {
             .append(" aborted=").append(counters.roundsAbandoned().get())
             .append(" dropped=").append(counters.workersDropped().get())
             .append(" rejoined=").append(counters.workersRejoined().get())
+            .append(" joins=").append(counters.joinsAnnounced().get())
             .append(" rejected=").append(counters.rejectedTotal());
+        if (AeronRuntime.framesDropped() > 0) {
+            sb.append(" udpFramesDropped=").append(AeronRuntime.framesDropped()).append('/').append(AeronRuntime.framesReceived());
+        }
         for (final RejectReason reason : RejectReason.values()) {
             final long value = counters.rejected(reason).get();
             if (value != 0) {

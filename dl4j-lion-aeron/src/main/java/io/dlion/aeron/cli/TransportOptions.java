@@ -51,11 +51,19 @@ final class TransportOptions {
         }
     }
 
+    @Option(names = "--loss-rate", defaultValue = "0", description = "Fault injection: fraction of received UDP data frames the embedded"
+        + " driver drops (Aeron's debug receive endpoint; default: ${DEFAULT-VALUE}).")
+    double lossRate;
+
     AeronRuntime launch() {
-        return AeronRuntime.launch(new AeronRuntime.Context()
+        final AeronRuntime.Context ctx = new AeronRuntime.Context()
             .embeddedDriver(aeronDir == null)
             .aeronDirectoryName(aeronDir)
-            .threadingMode(threading));
+            .threadingMode(threading);
+        if (lossRate > 0) {
+            ctx.receiveLossRate(lossRate);
+        }
+        return AeronRuntime.launch(ctx);
     }
 
     String voteChannel() {

@@ -109,6 +109,11 @@ public final class HostileExchange implements VoteExchange {
     }
 
     @Override
+    public java.util.List<io.dlion.exchange.JoinNotice> takeJoinNotices() {
+        return delegate.takeJoinNotices();
+    }
+
+    @Override
     public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
         return delegate.await(round, timeoutMillis);
     }

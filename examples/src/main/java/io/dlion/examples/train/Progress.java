@@ -13,12 +13,23 @@ final class Progress {
     private final long start = System.nanoTime();
     private long lastPrint = start;
     private int done;
+    private int first;
 
     Progress(final PrintStream out, final int epoch, final int steps, final boolean quiet) {
         this.out = out;
         this.epoch = epoch;
         this.steps = steps;
         this.quiet = quiet;
+    }
+
+    /**
+     * @param step the step this epoch starts at (a worker that joined in the middle of it).
+     * @return this.
+     */
+    Progress startAt(final int step) {
+        done = step;
+        first = step;
+        return this;
     }
 
     void step(final double loss, final long bytesUp, final long bytesDown) {
@@ -29,6 +40,6 @@ final class Progress {
         }
         lastPrint = now;
         out.printf("  epoch %d  step %d/%d  %.1f steps/s  loss %.4f  wire up %,d B down %,d B%n", epoch, done, steps,
-            done / ((now - start) / 1e9), loss, bytesUp, bytesDown);
+            (done - first) / ((now - start) / 1e9), loss, bytesUp, bytesDown);
     }
 }

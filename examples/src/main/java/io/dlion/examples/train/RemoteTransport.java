@@ -8,6 +8,7 @@ import io.dlion.aeron.AeronVoteExchange;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
@@ -22,24 +23,38 @@ public final class RemoteTransport implements VoteTransport {
     private AeronVoteExchange exchange;
 
     /**
-     * @param job        job id the server was started with.
-     * @param workers    workers of the job.
-     * @param params     parameters of the model (the server's --params).
-     * @param rule       the server's rule.
-     * @param server     server host.
-     * @param votePort   server's vote port.
+     * Where the server is and how this worker talks to it.
+     *
+     * @param job         job id the server was started with.
+     * @param workers     workers of the job.
+     * @param params      parameters of the model (the server's --params).
+     * @param rule        the server's rule.
+     * @param server      server host.
+     * @param votePort    server's vote port.
      * @param controlPort server's result control port.
-     * @param localHost  this host's address the results arrive on.
-     * @param aeronDir   a standalone driver's directory, or null for an embedded driver.
+     * @param localHost   this host's address the results arrive on.
+     * @param aeronDir    a standalone driver's directory, or null for an embedded driver.
+     * @param secret      the job's shared secret, or null when the server has none.
+     * @param lossRate    fault injection: fraction of received UDP data frames the embedded driver drops (0 = none).
+     * @param firstRound  the round this worker votes in first (a worker resuming from its checkpoint), else 0.
+     * @param join        true for a worker that rejoins the running job and waits for a donor's parameters.
      */
-    public RemoteTransport(final int job, final int workers, final long params, final VoteRule rule, final String server, final int votePort,
-        final int controlPort, final String localHost, final String aeronDir) {
-        this.runtime = AeronRuntime.launch(new AeronRuntime.Context().embeddedDriver(aeronDir == null).aeronDirectoryName(aeronDir));
+    public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
+        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join) {
+    }
+
+    /** @param s where the server is and how to reach it. */
+    public RemoteTransport(final Settings s) {
+        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
+        if (s.lossRate() > 0) {
+            runtimeCtx.receiveLossRate(s.lossRate());
+        }
+        this.runtime = AeronRuntime.launch(runtimeCtx);
         this.template = new AeronVoteExchange.Context()
-            .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(rule)
-            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5))
-            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(server, controlPort, localHost), Configuration.RESULT_STREAM_ID_DEFAULT)));
+            .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
+            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
+            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(s.server(), s.controlPort(), s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 
     @Override
@@ -49,6 +64,16 @@ public final class RemoteTransport implements VoteTransport {
         }
         exchange = new AeronVoteExchange(template.workerId(id));
         return exchange;
+    }
+
+    @Override
+    public JoinNotice awaitJoin(final long timeoutMillis) throws Exception {
+        return exchange.awaitJoin(timeoutMillis);
+    }
+
+    @Override
+    public void pollIdle() {
+        exchange.pollIdle();
     }
 
     @Override

@@ -34,6 +34,8 @@ public final class TrainConfig {
     int[] localWorkers;
     /** Transport to a remote aggregation server (null: the one of {@link #transport}, in this JVM). */
     java.util.function.Supplier<VoteTransport> remote;
+    /** Rejoin, hand-over and checkpoint settings of a worker process (null: none). */
+    Recovery recovery;
 
     /** @return the learning rate, or the default of the optimizer when none was given. */
     double learningRate() {

@@ -3,6 +3,7 @@ package io.dlion.examples.train;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.function.UnaryOperator;
 
 import io.dlion.Lion;
 import io.dlion.dist.DLionAccumulator;
+import io.dlion.dist.DLionCheckpoint;
 import io.dlion.examples.Models;
 import io.dlion.examples.data.Cifar10;
 import io.dlion.examples.data.Cifar10Augment;
@@ -25,6 +27,7 @@ import io.dlion.examples.data.FashionMnist;
 import io.dlion.examples.vit.ViT;
 import io.dlion.examples.vit.ViTConfig;
 import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
@@ -69,8 +72,25 @@ public final class Trainer {
      * @return the metrics of every epoch.
      */
     public List<EpochMetrics> runAs(final int[] localWorkers, final java.util.function.Supplier<VoteTransport> remote) throws Exception {
+        return runAs(localWorkers, remote, null);
+    }
+
+    /**
+     * Run one worker of the job in this process against a remote server, with rejoin, hand-over and checkpoints.
+     *
+     * @param localWorkers worker ids trained here.
+     * @param remote       opens the transport.
+     * @param recovery     how this worker survives faults, or null.
+     * @return the metrics of every epoch.
+     */
+    public List<EpochMetrics> runAs(final int[] localWorkers, final java.util.function.Supplier<VoteTransport> remote, final Recovery recovery)
+        throws Exception {
+        if (recovery != null && localWorkers.length != 1) {
+            throw new IllegalArgumentException("rejoin and checkpoints are for one worker per process");
+        }
         config.localWorkers = localWorkers.clone();
         config.remote = remote;
+        config.recovery = recovery == null ? null : recovery.validate();
         return run();
     }
 
@@ -183,6 +203,8 @@ public final class Trainer {
             : VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
             final List<ExchangeCounters> counters = new ArrayList<>();
             final List<DLionAccumulator> accumulators = new ArrayList<>();
+            final List<VoteExchange> reals = new ArrayList<>();
+            long startRound = 0;
             final List<Future<VoteExchange>> connecting = new ArrayList<>();
             for (final int id : local) {
                 connecting.add(pool.submit(() -> transport.exchange(id)));
@@ -192,7 +214,24 @@ public final class Trainer {
                 final VoteExchange exchange = local[i] < config.hostile
                     ? new HostileExchange(real, config.hostileMode, config.seed * 7919 + local[i]) : real;
                 counters.add(exchange.counters());
-                accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds)));
+                reals.add(real);
+                final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
+                final Recovery recovery = config.recovery;
+                if (recovery != null && recovery.rejoin()) {
+                    final DLionAccumulator acc = rejoin(transport, local[i], exchange, timeoutMs);
+                    models.set(i, acc.model());
+                    accumulators.add(acc);
+                    startRound = acc.round();
+                } else if (recovery != null && recovery.resume()) {
+                    final DLionCheckpoint own = DLionCheckpoint.read(recovery.checkpointOf(local[i]));
+                    final DLionAccumulator acc = own.resume(exchange, timeoutMs);
+                    models.set(i, acc.model());
+                    accumulators.add(acc);
+                    startRound = acc.round();
+                    out.printf("worker %d resumed from %s at round %d%n", local[i], own.file(), startRound);
+                } else {
+                    accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, timeoutMs));
+                }
             }
             final long start = System.nanoTime();
             long rounds = 0;
@@ -202,22 +241,38 @@ public final class Trainer {
                 shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
             }
             final int stepsPerEpoch = shortest;
-            for (int epoch = 1; epoch <= config.epochs; epoch++) {
+            final int startEpoch = (int) (startRound / stepsPerEpoch) + 1;
+            final int startStep = (int) (startRound % stepsPerEpoch);
+            for (int epoch = 1; epoch < startEpoch; epoch++) {
+                // a worker that resumes later in the job shuffles its shard as it would have: the same batches from here on
+                for (int i = 0; i < k; i++) {
+                    shards.get(i).shuffle(config.seed + 1000L * epoch + local[i]);
+                }
+            }
+            final List<List<JoinNotice>> notices = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+                notices.add(new ArrayList<>());
+            }
+            for (int epoch = startEpoch; epoch <= config.epochs; epoch++) {
                 final List<List<DataSet>> batches = new ArrayList<>();
                 for (int i = 0; i < k; i++) {
                     shards.get(i).shuffle(config.seed + 1000L * epoch + local[i]);
                     batches.add(shards.get(i).batchBy(config.workerBatch()));
                 }
-                final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet);
+                final int firstStep = epoch == startEpoch ? startStep : 0;
+                final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet).startAt(firstStep);
                 final double[] loss = new double[k];
                 final List<Future<?>> running = new ArrayList<>();
                 for (int i = 0; i < k; i++) {
                     final int w = i;
                     final UnaryOperator<DataSet> augment = augmentations.get(w);
                     running.add(pool.submit(() -> {
-                        for (int s = 0; s < stepsPerEpoch; s++) {
+                        for (int s = firstStep; s < stepsPerEpoch; s++) {
                             fit(models.get(w), augment.apply(batches.get(w).get(s)));
                             loss[w] += models.get(w).score();
+                            if (config.recovery != null) {
+                                afterStep(local[w], reals.get(w), accumulators.get(w), notices.get(w));
+                            }
                             if (w == 0) {
                                 progress.step(models.get(0).score(), sum(counters, true), sum(counters, false));
                             }
@@ -226,10 +281,10 @@ public final class Trainer {
                     }));
                 }
                 awaitAll(running, epoch);
-                rounds += stepsPerEpoch;
+                rounds = (long) epoch * stepsPerEpoch;
                 double meanLoss = 0;
                 for (final double l : loss) {
-                    meanLoss += l / stepsPerEpoch / k;
+                    meanLoss += l / (stepsPerEpoch - firstStep) / k;
                 }
                 metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start));
             }
@@ -243,6 +298,60 @@ public final class Trainer {
             printHash(local[i], models.get(i));
         }
         return metrics;
+    }
+
+    /**
+     * This worker restarts in a running job: the server names its first round R and a donor, the donor writes its
+     * parameters as of the start of round R to the sync directory, and this worker continues from them with zero
+     * momentum (a fresh worker's; its old momentum belonged to parameters the job has left).
+     */
+    private DLionAccumulator rejoin(final VoteTransport transport, final int id, final VoteExchange exchange, final long timeoutMs)
+        throws Exception {
+        final JoinNotice notice = transport.awaitJoin(timeoutMs);
+        if (notice.donor() < 0) {
+            throw new IllegalStateException("worker " + id + ": the server named no live worker to take the parameters from");
+        }
+        final Path file = config.recovery.handoverOf(id, notice.round());
+        out.printf("worker %d rejoins at round %d: waiting for worker %d's parameters in %s%n", id, notice.round(), notice.donor(), file);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!Files.exists(file)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("worker " + id + ": donor worker " + notice.donor() + " did not write " + file + " within "
+                    + timeoutMs + " ms (is --sync-dir the same directory on every worker?)");
+            }
+            transport.pollIdle();
+            Thread.sleep(1);
+        }
+        final DLionAccumulator acc = DLionCheckpoint.read(file).rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, timeoutMs);
+        out.printf("worker %d took worker %d's parameters of round %d (momentum zero)%n", id, notice.donor(), acc.round());
+        return acc;
+    }
+
+    /** Between steps: hand the job's parameters to a rejoining worker when this worker is its donor; write checkpoints. */
+    private void afterStep(final int id, final VoteExchange exchange, final DLionAccumulator acc, final List<JoinNotice> pending) {
+        final Recovery recovery = config.recovery;
+        final long round = acc.round();
+        pending.addAll(exchange.takeJoinNotices());
+        for (final java.util.Iterator<JoinNotice> it = pending.iterator(); it.hasNext();) {
+            final JoinNotice n = it.next();
+            if (n.donor() != id) {
+                it.remove();
+            } else if (recovery.syncDir() == null) {
+                out.printf("worker %d: worker %d rejoins and this worker is its donor, but has no --sync-dir%n", id, n.worker());
+                it.remove();
+            } else if (n.round() == round) {
+                final Path file = recovery.handoverOf(n.worker(), round);
+                DLionCheckpoint.write(file, acc.model(), acc);
+                out.printf("worker %d handed worker %d the parameters of round %d: %s%n", id, n.worker(), round, file);
+                it.remove();
+            } else if (n.round() < round) {
+                out.printf("worker %d: missed the hand-over to worker %d at round %d (now at %d)%n", id, n.worker(), n.round(), round);
+                it.remove();
+            }
+        }
+        if (recovery.checkpointEvery() > 0 && round % recovery.checkpointEvery() == 0) {
+            DLionCheckpoint.write(recovery.checkpointOf(id), acc.model(), acc);
+        }
     }
 
     private List<EpochMetrics> runThreshold(final DataSet train, final DataSet test) throws Exception {

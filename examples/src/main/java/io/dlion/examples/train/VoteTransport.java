@@ -1,6 +1,7 @@
 package io.dlion.examples.train;
 
 import io.dlion.exchange.InProcessVoteHub;
+import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
@@ -9,6 +10,21 @@ public interface VoteTransport extends AutoCloseable {
 
     /** @return worker {@code id}'s exchange; may be called from the worker's own thread. */
     VoteExchange exchange(int id) throws Exception;
+
+    /**
+     * For the exchange of a worker that rejoins a running job: wait for the server's notice of its first round and donor.
+     *
+     * @param timeoutMillis how long to wait at most.
+     * @return the notice.
+     */
+    default JoinNotice awaitJoin(final long timeoutMillis) throws Exception {
+        throw new UnsupportedOperationException("this transport cannot rejoin a running job (use ./dlion worker)");
+    }
+
+    /** Between rounds: read and drop results this worker will not vote in, so that waiting does not hold up the others. */
+    default void pollIdle() {
+        // nothing is buffered for a worker of an in-process job
+    }
 
     @Override
     void close();

@@ -1,0 +1,134 @@
+package io.dlion.examples.fault;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * One JVM of a fault run (server, worker or garbage sender) on this JVM's class path and flags: its output goes to a
+ * log file and is kept, line by line, for the run to read.
+ */
+final class ChildProcess {
+    private final String name;
+    private final Process process;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final Thread reader;
+    private final long startNs = System.nanoTime();
+
+    private ChildProcess(final String name, final Process process, final Path log) throws IOException {
+        this.name = name;
+        this.process = process;
+        final PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
+        this.reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                 PrintWriter out = file) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    lines.add(line);
+                    out.println(line);
+                }
+            } catch (final IOException ignored) {
+                // the process died: its output ends here
+            }
+        }, "fault-run-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * @param name      for logs and messages.
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @param heap      the child's -Xmx, e.g. "2g".
+     * @param log       file the child's output (stdout and stderr) is written to.
+     * @return the running child.
+     */
+    static ChildProcess start(final String name, final String mainClass, final List<String> args, final String heap, final Path log)
+        throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dorg.bytedeco") || flag.startsWith("-Djava.io.tmpdir")) {
+                command.add(flag);
+            }
+        }
+        command.add("-Xmx" + heap);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        return new ChildProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), log);
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** @return every line printed so far. */
+    List<String> lines() {
+        return lines;
+    }
+
+    /** @return the last line printed so far that matches, or null. */
+    String lastLine(final Predicate<String> match) {
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (match.test(lines.get(i))) {
+                return lines.get(i);
+            }
+        }
+        return null;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    double secondsSinceStart() {
+        return (System.nanoTime() - startNs) / 1e9;
+    }
+
+    /** SIGKILL, as a crash: no shutdown hook runs. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+        reader.join(5_000);
+    }
+
+    /**
+     * SIGTERM and wait for the exit (the shutdown hooks print final lines).
+     *
+     * @return the exit code.
+     */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(5_000);
+        return process.exitValue();
+    }
+
+    /**
+     * @param timeoutSeconds how long to wait.
+     * @return the exit code, or -1 when the process was still running and has been killed.
+     */
+    int await(final long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            kill();
+            return -1;
+        }
+        reader.join(5_000);
+        return process.exitValue();
+    }
+}
