@@ -17,11 +17,6 @@ public final class EpochMetrics {
     final int workers;
     final double wallSeconds;
 
-    /** @return the test accuracy after this epoch. */
-    public double testAccuracy() {
-        return testAccuracy;
-    }
-
     EpochMetrics(final int epoch, final long rounds, final double testAccuracy, final double trainLoss, final long bytesUp,
         final long bytesDown, final long params, final int workers, final double wallSeconds) {
         this.epoch = epoch;
