@@ -50,6 +50,13 @@ import org.agrona.concurrent.SystemNanoClock;
  * counted as they go on or come off the log: Aeron's 32-byte data header, the 32-byte message header and the
  * body, padded to Aeron's 32-byte frame alignment.
  * <p>
+ * Voters: every result frame names the workers it counts. When a worker is dropped in the middle of a round (at the
+ * server's deadline, after some chunks were voted with it), or the shards' voters differ, the chunks of one round
+ * count different numbers of voters. With MAJORITY that does not change Delta (the result's voter mask is the
+ * workers counted in every chunk). With AVERAGE the result gets one segment per run of chunks with the same count
+ * ({@link RoundResult#averageSegments}), its voter mask is every worker counted anywhere, and each parameter is applied
+ * with the count of the chunk it was voted in.
+ * <p>
  * Not thread-safe: one training thread calls {@code submit -> await} per round. Counters may be read from
  * any thread.
  */
@@ -321,26 +328,17 @@ public final class AeronVoteExchange implements VoteExchange {
     private RoundResult complete(final long round) {
         long all = -1L;
         long any = 0;
-        boolean mixed = false;
         for (final ShardState shard : shards) {
             all &= shard.maskAll;
             any |= shard.maskAny;
-            mixed |= shard.maskAll != shard.maskAny;
         }
-        mixed |= all != any;
-        final long mask = all != 0 ? all : any;
-        final int voters = Long.bitCount(mask);
         final RoundResult result;
         if (ctx.rule == VoteRule.MAJORITY) {
+            final long mask = all != 0 ? all : any;
+            final int voters = Long.bitCount(mask);
             result = RoundResult.majority(round, ctx.paramCount, voters, mask, sign, tie != null || (voters & 1) == 0 ? tieWords() : null);
         } else {
-            if (mixed) {
-                nextRound = round + 1;
-                throw new IllegalStateException("round " + round + ": the voters changed within the round (a worker was dropped"
-                    + " mid-round, voter masks 0x" + Long.toHexString(all) + " to 0x" + Long.toHexString(any)
-                    + "); an AVERAGE result needs one voter count, so this round cannot be applied");
-            }
-            result = RoundResult.average(round, ctx.paramCount, voters, mask, planes);
+            result = averageResult(round, any);
         }
         nextRound = round + 1;
         counters.rounds().incrementRelease();
@@ -349,6 +347,38 @@ public final class AeronVoteExchange implements VoteExchange {
         tie = null;
         planes = null;
         return result;
+    }
+
+    /**
+     * The AVERAGE result of a complete round: one voter count, or segments where the chunks' counts differ (the shards'
+     * runs of equal counts, in word order).
+     */
+    private RoundResult averageResult(final long round, final long mask) {
+        int segments = 0;
+        int max = 0;
+        boolean one = true;
+        final int first = shards[0].runVoters[0];
+        for (final ShardState shard : shards) {
+            segments += shard.runs;
+            for (int r = 0; r < shard.runs; r++) {
+                max = Math.max(max, shard.runVoters[r]);
+                one &= shard.runVoters[r] == first;
+            }
+        }
+        final int count = VoteAggregator.planes(max);
+        final long[][] counts = planes.length == count ? planes : Arrays.copyOf(planes, count);
+        if (one) {
+            return RoundResult.average(round, ctx.paramCount, max, mask, counts);
+        }
+        final int[] starts = new int[segments];
+        final int[] voters = new int[segments];
+        int i = 0;
+        for (final ShardState shard : shards) {
+            System.arraycopy(shard.runStart, 0, starts, i, shard.runs);
+            System.arraycopy(shard.runVoters, 0, voters, i, shard.runs);
+            i += shard.runs;
+        }
+        return RoundResult.averageSegments(round, ctx.paramCount, mask, counts, starts, voters);
     }
 
     private long[] tieWords() {
@@ -401,6 +431,10 @@ public final class AeronVoteExchange implements VoteExchange {
         long maskAll;
         long maskAny;
         long abortMask = -1;
+        /** AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
+        int[] runStart = new int[2];
+        int[] runVoters = new int[2];
+        int runs;
 
         ShardState(final ShardEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -432,6 +466,20 @@ public final class AeronVoteExchange implements VoteExchange {
             maskAll = -1L;
             maskAny = 0;
             abortMask = -1;
+            runs = 0;
+        }
+
+        void addRun(final int wordOffset, final int voters) {
+            if (runs > 0 && runVoters[runs - 1] == voters) {
+                return;
+            }
+            if (runs == runStart.length) {
+                runStart = Arrays.copyOf(runStart, 2 * runs);
+                runVoters = Arrays.copyOf(runVoters, 2 * runs);
+            }
+            runStart[runs] = wordOffset;
+            runVoters[runs] = voters;
+            runs++;
         }
 
         boolean resultDone() {
@@ -576,6 +624,9 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             maskAll &= mask;
             maskAny |= mask;
+            if (ctx.rule == VoteRule.AVERAGE) {
+                addRun(wordOffset, Long.bitCount(mask));
+            }
             nextResultWord += words;
             final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
             counters.bytesDown().getAndAddRelease(frame);
@@ -635,14 +686,23 @@ public final class AeronVoteExchange implements VoteExchange {
                     System.arraycopy(scratch[1], 0, tieWords(), wordOffset, words);
                     break;
                 default:
+                    // chunks of one round may count different voters (a worker dropped mid-round): the planes cover
+                    // the largest count so far; a chunk with fewer voters has zero high planes
                     final int count = downlink.planes();
                     if (planes == null) {
                         planes = new long[count][totalWords];
-                    } else if (planes.length != count) {
-                        return false;
+                    } else if (planes.length < count) {
+                        final int had = planes.length;
+                        planes = Arrays.copyOf(planes, count);
+                        for (int p = had; p < count; p++) {
+                            planes[p] = new long[totalWords];
+                        }
                     }
                     for (int p = 0; p < count; p++) {
                         System.arraycopy(scratch[p], 0, planes[p], wordOffset, words);
+                    }
+                    for (int p = count; p < planes.length; p++) {
+                        Arrays.fill(planes[p], wordOffset, wordOffset + words, 0L);
                     }
                     break;
             }

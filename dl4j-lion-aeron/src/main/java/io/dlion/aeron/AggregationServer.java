@@ -58,7 +58,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
  * again when its vote for a round arrives before that round's voters are fixed, or when it says HELLO again (a restarted
  * worker), from the next round whose voters are not fixed yet. Every result frame carries the
- * mask of the workers whose votes it counts. Every rejected message is counted by reason in {@link ServerCounters}
+ * mask of the workers whose votes it counts: a worker dropped in the middle of a round is counted in the chunks voted
+ * before the deadline and not in the later ones, so with {@link VoteRule#AVERAGE} one round's chunks can count
+ * different numbers of voters; workers apply each chunk with its own count ({@link AeronVoteExchange},
+ * {@code RoundResult.averageSegments}). Every rejected message is counted by reason in {@link ServerCounters}
  * and never enters a vote.
  * <p>
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).

@@ -34,7 +34,8 @@ public final class SyntheticVotes {
 
     /**
      * @param result of a round.
-     * @return a 64-bit FNV-1a digest over the voter mask and every result word (sign, tie or count planes).
+     * @return a 64-bit FNV-1a digest over the voter mask, every result word (sign, tie or count planes) and, when an
+     *     AVERAGE result has several segments, their start words and voter counts.
      */
     public static long digest(final RoundResult result) {
         long hash = 0xcbf29ce484222325L;
@@ -48,6 +49,11 @@ public final class SyntheticVotes {
         if (result.countPlanes() != null) {
             for (final long[] plane : result.countPlanes()) {
                 hash = mix(hash, plane);
+            }
+        }
+        if (result.segmentCount() > 1) {
+            for (int s = 0; s < result.segmentCount(); s++) {
+                hash = mix(hash, ((long) result.segmentStartWord(s) << 32) | result.segmentVoters(s));
             }
         }
         return hash;

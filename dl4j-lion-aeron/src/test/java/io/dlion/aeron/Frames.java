@@ -9,6 +9,7 @@ import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.codec.CountEncoding;
 import io.dlion.codec.SignEncoding;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -29,6 +30,23 @@ final class Frames {
             .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
             .jobId(job).round(round).chunkWordOffset(wordOffset).chunkWords(words).workerId(worker).shard(shard).voterMask(0);
         SignEncoding.INSTANCE.encode(new long[][] {vote}, layout.paramCount(), wordOffset, wordOffset + words, ByteBuffer.wrap(bytes),
+            MessageHeaderFlyweight.HEADER_LENGTH);
+        return bytes;
+    }
+
+    /** A server's AVERAGE result chunk: bit planes of the +1 count of the workers in {@code voterMask}. */
+    static byte[] averageResult(final int job, final long round, final int shard, final ChunkLayout layout, final int chunk,
+        final long voterMask, final long[][] countPlanes) {
+        final int wordOffset = layout.wordOffset(chunk);
+        final int words = layout.wordsOf(chunk);
+        final int voters = Long.bitCount(voterMask);
+        final int body = Encoding.bodyLength(Encoding.COUNT_PLANES, words, layout.paramsOf(wordOffset, words), voters);
+        final byte[] bytes = new byte[MessageHeaderFlyweight.HEADER_LENGTH + body];
+        new MessageHeaderFlyweight().wrap(new UnsafeBuffer(bytes), 0)
+            .writeHeader(MessageType.RESULT_CHUNK, Encoding.COUNT_PLANES)
+            .jobId(job).round(round).chunkWordOffset(wordOffset).chunkWords(words).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
+            .shard(shard).voterMask(voterMask);
+        new CountEncoding(voters).encode(countPlanes, layout.paramCount(), wordOffset, wordOffset + words, ByteBuffer.wrap(bytes),
             MessageHeaderFlyweight.HEADER_LENGTH);
         return bytes;
     }

@@ -20,7 +20,8 @@ import io.dlion.vote.VoteRule;
 /**
  * Adds a round's result, scaled by a learning rate, into an update array, on the array's device.
  * <p>
- * For parameter j in {@code [from, to)}, with N = {@link RoundResult#voters()}:
+ * For parameter j in {@code [from, to)}, with N = {@link RoundResult#voters()} (AVERAGE: the voter count of j's
+ * segment, {@link RoundResult#votersAt(long)}):
  * <pre>
  *   update[j] += lr * Delta[j]
  *   MAJORITY: Delta = tie ? 0 : (sign ? +1 : -1)        code = 2 (sign AND NOT tie) + tie,  Delta = code - 1
@@ -37,6 +38,10 @@ import io.dlion.vote.VoteRule;
  * {@code bitwise_or} of the planes, a cast of the per-parameter code to the update's type, the constant
  * offset above, and {@code Axpy} ({@code update += alpha * (code - offset)}: one rounding of the product and
  * one of the sum). Every worker runs the same ops on the same bits, so all workers apply bit-identical values.
+ * <p>
+ * An AVERAGE result with several segments (voter counts that differ between word ranges) is applied segment by
+ * segment: the range is split at the segment boundaries (whole words) and each piece gets its own alpha and offset, and
+ * only the {@code planes(N)} count planes of its own N; with one segment nothing changes.
  * <p>
  * Work goes in chunks of {@link #CHUNK_WORDS} words through scratch arrays allocated once (per plane count
  * and update type seen); ranges need no alignment. One instance per worker thread, not thread-safe; call order: construct,
@@ -96,27 +101,40 @@ public final class DeltaApplier implements AutoCloseable {
         if (from == to) {
             return;
         }
-        final long[][] planes;
-        final double alpha;
-        final double offset;
-        final int voters = result.voters();
         if (result.rule() == VoteRule.MAJORITY) {
             if (result.tie() == null) {
-                planes = new long[][] {result.sign()};
-                alpha = 2.0 * lr;
-                offset = 0.5;
+                applyRange(result, new long[][] {result.sign()}, update, from, to, 2.0 * lr, 0.5);
             } else {
-                planes = new long[][] {result.tie(), null};
-                alpha = lr;
-                offset = 1.0;
+                applyRange(result, new long[][] {result.tie(), null}, update, from, to, lr, 1.0);
             }
+        } else if (result.segmentCount() == 1) {
+            applyAverage(result, result.voters(), update, from, to, lr);
         } else {
-            final int count = VoteAggregator.planes(voters);
-            planes = new long[count][];
-            System.arraycopy(result.countPlanes(), 0, planes, 0, count);
-            alpha = 2.0 * lr / voters;
-            offset = voters / 2.0;
+            for (int s = 0; s < result.segmentCount(); s++) {
+                final long lo = Math.max(from, (long) result.segmentStartWord(s) << 6);
+                final long hi = Math.min(to, (long) result.segmentEndWord(s) << 6);
+                if (lo < hi) {
+                    applyAverage(result, result.segmentVoters(s), update, lo, hi, lr);
+                }
+            }
         }
+    }
+
+    /** AVERAGE with one voter count over {@code [from, to)}: only the count planes that count can fill. */
+    private void applyAverage(final RoundResult result, final int voters, final INDArray update, final long from, final long to,
+        final double lr) {
+        final int count = VoteAggregator.planes(voters);
+        final long[][] planes = new long[count][];
+        System.arraycopy(result.countPlanes(), 0, planes, 0, count);
+        applyRange(result, planes, update, from, to, 2.0 * lr / voters, voters / 2.0);
+    }
+
+    /**
+     * {@code update[j] += alpha * (code[j] - offset)} for j in {@code [from, to)}, chunk by chunk. {@code planes} are
+     * the code's bit planes; {@code {tie, null}} stands for the MAJORITY code {@code {sign AND NOT tie, tie}}.
+     */
+    private void applyRange(final RoundResult result, final long[][] planes, final INDArray update, final long from, final long to,
+        final double alpha, final double offset) {
         final int fromWord = (int) (from >>> 6);
         final int toWord = (int) ((to + 63) >>> 6);
         for (int w0 = fromWord; w0 < toWord; w0 += CHUNK_WORDS) {

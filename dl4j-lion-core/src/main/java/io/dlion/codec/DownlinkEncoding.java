@@ -43,7 +43,8 @@ public interface DownlinkEncoding {
 
     /**
      * @param result a round's result.
-     * @return the encoding of that result: for MAJORITY, {@link SignEncoding} when it has no tie words.
+     * @return the encoding of that result: for MAJORITY, {@link SignEncoding} when it has no tie words; for AVERAGE,
+     *     the count planes of {@link RoundResult#voters()} (the largest count when the segments' counts differ).
      */
     static DownlinkEncoding of(final RoundResult result) {
         if (result.rule() == VoteRule.MAJORITY && result.tie() == null) {
@@ -65,7 +66,8 @@ public interface DownlinkEncoding {
      * so that they exercise exactly the wire's information).
      *
      * @param result a round's result (at most 2^31 - 1 encoded bytes).
-     * @return a new result with the decoded planes and the same round, rule, count, voters and voter mask.
+     * @return a new result with the decoded planes and the same round, rule, count, voters, voter mask and segments
+     *     (a result with several segments goes as one chunk of {@code planes(voters())} planes).
      */
     static RoundResult roundTrip(final RoundResult result) {
         final DownlinkEncoding encoding = of(result);
@@ -88,7 +90,16 @@ public interface DownlinkEncoding {
         final long[][] out = new long[encoding.planes()][words];
         encoding.decode(buffer, 0, paramCount, 0, words, out);
         if (result.rule() == VoteRule.AVERAGE) {
-            return RoundResult.average(result.round(), paramCount, result.voters(), result.voterMask(), out);
+            if (result.segmentCount() == 1) {
+                return RoundResult.average(result.round(), paramCount, result.voters(), result.voterMask(), out);
+            }
+            final int[] starts = new int[result.segmentCount()];
+            final int[] voters = new int[starts.length];
+            for (int s = 0; s < starts.length; s++) {
+                starts[s] = result.segmentStartWord(s);
+                voters[s] = result.segmentVoters(s);
+            }
+            return RoundResult.averageSegments(result.round(), paramCount, result.voterMask(), out, starts, voters);
         }
         return RoundResult.majority(result.round(), paramCount, result.voters(), result.voterMask(), out[0],
             out.length > 1 ? out[1] : null);

@@ -2,6 +2,7 @@ package io.dlion.dist;
 
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.RoundResult;
+import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 
 /**
@@ -52,38 +53,48 @@ public final class DLionStats {
             lastTieRate = (double) ties / n;
             lastAlignment = (double) (agree - disagree) / n;
         } else {
-            // sum_j s_j * Delta_j with s_j = 2*mine_j - 1 and Delta_j = (2 k_j - N) / N, from popcounts per bit plane
+            // sum_j s_j * Delta_j with s_j = 2*mine_j - 1 and Delta_j = (2 k_j - N) / N, from popcounts per bit plane,
+            // segment by segment (N is the voter count of the segment; one segment but for a mid-round drop)
             final long[][] planes = result.countPlanes();
-            final int voters = result.voters();
-            long mineCount = 0;
-            for (final long w : mine) {
-                mineCount += Long.bitCount(w);
-            }
-            final long sumS = 2 * mineCount - n;
-            double sumSK = 0;
+            final int segments = result.segmentCount();
+            double sum = 0;
             long ties = 0;
-            for (int b = 0; b < planes.length; b++) {
-                long both = 0;
-                long plane = 0;
-                for (int w = 0; w < mine.length; w++) {
-                    both += Long.bitCount(mine[w] & planes[b][w]);
-                    plane += Long.bitCount(planes[b][w]);
+            for (int s = 0; s < segments; s++) {
+                final int from = result.segmentStartWord(s);
+                final int to = Math.min(result.segmentEndWord(s), mine.length);
+                final int voters = result.segmentVoters(s);
+                final int used = Math.min(planes.length, VoteAggregator.planes(voters));
+                long mineCount = 0;
+                for (int w = from; w < to; w++) {
+                    mineCount += Long.bitCount(mine[w]);
                 }
-                sumSK += (double) (1L << b) * (2 * both - plane);
-            }
-            if ((voters & 1) == 0) {
-                ties = countEqual(planes, voters / 2, mine.length);
+                final long params = Math.min(n, (long) to << 6) - ((long) from << 6);
+                final long sumS = 2 * mineCount - params;
+                double sumSK = 0;
+                for (int b = 0; b < used; b++) {
+                    long both = 0;
+                    long plane = 0;
+                    for (int w = from; w < to; w++) {
+                        both += Long.bitCount(mine[w] & planes[b][w]);
+                        plane += Long.bitCount(planes[b][w]);
+                    }
+                    sumSK += (double) (1L << b) * (2 * both - plane);
+                }
+                if ((voters & 1) == 0) {
+                    ties += countEqual(planes, used, voters / 2, from, to);
+                }
+                sum += segments == 1 ? 2 * sumSK - (double) voters * sumS : (2 * sumSK - (double) voters * sumS) / voters;
             }
             lastTieRate = (double) ties / n;
-            lastAlignment = (2 * sumSK - (double) voters * sumS) / ((double) voters * n);
+            lastAlignment = segments == 1 ? sum / ((double) result.voters() * n) : sum / n;
         }
     }
 
-    private static long countEqual(final long[][] planes, final int k, final int words) {
+    private static long countEqual(final long[][] planes, final int used, final int k, final int from, final int to) {
         long count = 0;
-        for (int w = 0; w < words; w++) {
+        for (int w = from; w < to; w++) {
             long eq = -1L;
-            for (int b = 0; b < planes.length; b++) {
+            for (int b = 0; b < used; b++) {
                 eq &= ((k >>> b) & 1) != 0 ? planes[b][w] : ~planes[b][w];
             }
             count += Long.bitCount(eq);

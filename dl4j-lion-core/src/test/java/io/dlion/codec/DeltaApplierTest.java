@@ -127,6 +127,104 @@ class DeltaApplierTest {
         }
     }
 
+    /**
+     * A round whose word ranges counted different voters (a worker dropped mid-round): each parameter gets
+     * (2k - V) / V with the V of its own segment, k counted over the first V workers' votes. The reference is a
+     * plain loop over the raw votes; the count planes are built bit by bit.
+     */
+    @ParameterizedTest
+    @EnumSource(Type.class)
+    void shouldApplyEachSegmentOfAnAverageResultWithItsOwnVoterCount(final Type type) {
+        final Random random = new Random(31);
+        final long n = 1000;
+        final int[][][] cases = {
+            {{0, 3}, {3, 2}},
+            {{0, 5, 9}, {5, 4, 2}},
+            {{0, 1, 15}, {2, 7, 3}},
+        };
+        final long[][] ranges = {{0, 1000}, {0, 192}, {191, 193}, {192, 193}, {150, 700}, {5, 995}, {320, 576}, {577, 578},
+            {959, 1000}, {10, 10}};
+        try (DeltaApplier applier = new DeltaApplier()) {
+            for (final int[][] segments : cases) {
+                final int[] starts = segments[0];
+                final int[] counts = segments[1];
+                final long[][] votes = votes(random, Arrays.stream(counts).max().getAsInt(), n);
+                final RoundResult result = RoundResult.averageSegments(3, n, 0b1111111, naivePlanes(votes, n, starts, counts), starts, counts);
+                assertEquals(starts.length, result.segmentCount());
+                for (final long[] range : ranges) {
+                    checkSegments(applier, type, result, votes, starts, counts, random, range[0], range[1]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldApplySegmentsAcrossApplierChunks() {
+        final Random random = new Random(37);
+        final long n = DeltaApplier.CHUNK_WORDS * 64L + 1001;
+        final int[] starts = {0, 100, DeltaApplier.CHUNK_WORDS - 3, DeltaApplier.CHUNK_WORDS + 5};
+        final int[] counts = {3, 2, 3, 1};
+        final long[][] votes = votes(random, 3, n);
+        final RoundResult result = RoundResult.averageSegments(0, n, 0b111, naivePlanes(votes, n, starts, counts), starts, counts);
+        try (DeltaApplier applier = new DeltaApplier()) {
+            checkSegments(applier, Type.FLOAT, result, votes, starts, counts, random, 17, n - 5);
+            checkSegments(applier, Type.DOUBLE, result, votes, starts, counts, random, 6399, (DeltaApplier.CHUNK_WORDS + 6) * 64L + 3);
+        }
+    }
+
+    /** Count planes of (k over the first V_c voters of each parameter's segment c), set bit by bit. */
+    private static long[][] naivePlanes(final long[][] votes, final long n, final int[] starts, final int[] counts) {
+        final int max = Arrays.stream(counts).max().getAsInt();
+        final long[][] planes = new long[32 - Integer.numberOfLeadingZeros(max)][TestBits.words(n)];
+        for (long j = 0; j < n; j++) {
+            final int k = count(votes, segmentVoters(starts, counts, j), j);
+            for (int b = 0; b < planes.length; b++) {
+                TestBits.set(planes[b], j, ((k >>> b) & 1) != 0);
+            }
+        }
+        return planes;
+    }
+
+    private static int segmentVoters(final int[] starts, final int[] counts, final long j) {
+        int c = 0;
+        while (c + 1 < starts.length && (long) starts[c + 1] * 64 <= j) {
+            c++;
+        }
+        return counts[c];
+    }
+
+    private static int count(final long[][] votes, final int voters, final long j) {
+        int k = 0;
+        for (int v = 0; v < voters; v++) {
+            k += TestBits.get(votes[v], j) ? 1 : 0;
+        }
+        return k;
+    }
+
+    private static void checkSegments(final DeltaApplier applier, final Type type, final RoundResult result, final long[][] votes,
+        final int[] starts, final int[] counts, final Random random, final long from, final long to) {
+        final long n = result.paramCount();
+        final double lr = 1e-3 * (1 + random.nextInt(9));
+        final double[] start = new double[(int) n];
+        for (int i = 0; i < n; i++) {
+            start[i] = random.nextGaussian() * 1e-2;
+        }
+        final INDArray update = Nd4j.createFromArray(start).castTo(type.dataType);
+        final double[] before = update.toDoubleVector();
+        applier.addScaled(result, update, from, to, lr);
+        final double[] after = update.toDoubleVector();
+        for (int j = 0; j < n; j++) {
+            if (j >= from && j < to) {
+                final int voters = segmentVoters(starts, counts, j);
+                final double delta = (2.0 * count(votes, voters, j) - voters) / voters;
+                assertEquals(before[j] + lr * delta, after[j], type.relTol * (Math.abs(before[j]) + 2 * lr),
+                    "segments " + Arrays.toString(starts) + " voters " + Arrays.toString(counts) + " j=" + j + " range [" + from + ", " + to + ")");
+            } else {
+                assertEquals(before[j], after[j], 0.0, "outside the range: j=" + j);
+            }
+        }
+    }
+
     private static long[][] votes(final Random random, final int voters, final long n) {
         final long[][] votes = new long[voters][];
         for (int v = 0; v < voters; v++) {

@@ -170,6 +170,17 @@ class DownlinkEncodingTest {
             assertArrayEquals(planes[p], averageBack.countPlanes()[p]);
         }
         assertEquals(3 * ((n + 7) / 8), DownlinkEncoding.encodedBytes(average));
+        final RoundResult segmented = RoundResult.averageSegments(4, n, 0x1F, planes, new int[] {0, 7}, new int[] {5, 4});
+        final RoundResult segmentedBack = DownlinkEncoding.roundTrip(segmented);
+        for (int p = 0; p < 3; p++) {
+            assertArrayEquals(planes[p], segmentedBack.countPlanes()[p]);
+        }
+        assertEquals(2, segmentedBack.segmentCount());
+        assertEquals(7, segmentedBack.segmentStartWord(1));
+        assertEquals(5, segmentedBack.segmentVoters(0));
+        assertEquals(4, segmentedBack.segmentVoters(1));
+        assertEquals(5, segmentedBack.voters());
+        assertEquals(0x1F, segmentedBack.voterMask());
     }
 
     private static long roundTrip(final DownlinkEncoding encoding, final long[][] planes, final long n) {
