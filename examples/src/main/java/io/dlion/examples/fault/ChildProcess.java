@@ -22,8 +22,8 @@ final class ChildProcess {
     private final String name;
     private final Process process;
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final List<Long> times = new CopyOnWriteArrayList<>();
     private final Thread reader;
-    private final long startNs = System.nanoTime();
 
     private ChildProcess(final String name, final Process process, final Path log) throws IOException {
         this.name = name;
@@ -34,6 +34,7 @@ final class ChildProcess {
                  PrintWriter out = file) {
                 String line;
                 while ((line = in.readLine()) != null) {
+                    times.add(System.nanoTime());
                     lines.add(line);
                     out.println(line);
                 }
@@ -89,12 +90,22 @@ final class ChildProcess {
         return null;
     }
 
-    boolean isAlive() {
-        return process.isAlive();
+    /**
+     * @param afterNs  a {@link System#nanoTime()}.
+     * @param match    which lines.
+     * @return the {@link System#nanoTime()} at which the first matching line after {@code afterNs} was read, or -1.
+     */
+    long timeOfFirstLine(final long afterNs, final Predicate<String> match) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (times.get(i) - afterNs > 0 && match.test(lines.get(i))) {
+                return times.get(i);
+            }
+        }
+        return -1;
     }
 
-    double secondsSinceStart() {
-        return (System.nanoTime() - startNs) / 1e9;
+    boolean isAlive() {
+        return process.isAlive();
     }
 
     /** SIGKILL, as a crash: no shutdown hook runs. */

@@ -61,6 +61,10 @@ public final class FaultRun {
             final int watched = plan.killWorker() == 0 ? 1 : 0;
             ChildProcess garbage = null;
             boolean garbagePending = false;
+            long killedNs = 0;
+            long serverRestartNs = 0;
+            ChildProcess detectServer = null;
+            long detectAfter = 0;
             boolean workerKilled = plan.killWorkerAt() <= 0;
             boolean workerRestarted = plan.rejoinAt() <= 0;
             boolean serverKilled = plan.killServerAt() <= 0;
@@ -71,6 +75,10 @@ public final class FaultRun {
                 }
                 final double progress = progress(workers[watched]);
                 if (!workerKilled && progress >= plan.killWorkerAt()) {
+                    final long dropsBefore = parseCounters(server.lastLine(l -> l.startsWith("rounds="))).getOrDefault("dropped", 0L);
+                    killedNs = System.nanoTime();
+                    detectServer = server;
+                    detectAfter = dropsBefore;
                     workers[plan.killWorker()].kill();
                     report.event(String.format("worker %d killed (SIGKILL) at %.0f%% of the run", plan.killWorker(), 100 * progress));
                     workerKilled = true;
@@ -87,6 +95,7 @@ public final class FaultRun {
                     Thread.sleep(plan.serverDownMs());
                     server = startServer(2, votePort, controlPort, secret);
                     serverKilled = true;
+                    serverRestartNs = System.nanoTime();
                     garbagePending = plan.garbageRate() > 0;
                 }
                 final Map<String, Long> now = parseCounters(server.lastLine(l -> l.startsWith("rounds=")));
@@ -102,6 +111,17 @@ public final class FaultRun {
             if (garbage != null) {
                 garbage.stop();
                 report.garbageSent(parseLong(garbage.lastLine(l -> GARBAGE.matcher(l).find()), GARBAGE));
+            }
+            if (detectServer != null) {
+                final long threshold = detectAfter;
+                final long seen = detectServer.timeOfFirstLine(killedNs,
+                    l -> l.startsWith("rounds=") && parseCounters(l).getOrDefault("dropped", 0L) > threshold);
+                report.detectedMs(seen < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(seen - killedNs));
+            }
+            if (serverRestartNs != 0) {
+                final long progressed = server.timeOfFirstLine(serverRestartNs,
+                    l -> l.startsWith("rounds=") && parseCounters(l).getOrDefault("rounds", 0L) > 0);
+                report.serverResumedMs(progressed < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(progressed - serverRestartNs));
             }
             for (int i = 0; i < workers.length; i++) {
                 final int code = workers[i].await(plan.timeoutSeconds());
@@ -230,6 +250,8 @@ public final class FaultRun {
         private final Map<Integer, Double> accuracies = new TreeMap<>();
         private final Map<Integer, Integer> exitCodes = new TreeMap<>();
         private long rejoinRound = -1;
+        private long detectedMs = -1;
+        private long serverResumedMs = -1;
         private long garbageSent = -1;
         private String firstServer;
         private Map<String, Long> finalServer = Map.of();
@@ -260,6 +282,19 @@ public final class FaultRun {
             if (rejoinRound >= 0) {
                 this.rejoinRound = rejoinRound;
             }
+        }
+
+        void detectedMs(final long ms) {
+            this.detectedMs = ms;
+        }
+
+        void serverResumedMs(final long ms) {
+            this.serverResumedMs = ms;
+        }
+
+        /** @return ms from the worker's kill to the first server status line counting it dropped (1 s status lines), or -1. */
+        public long detectedMs() {
+            return detectedMs;
         }
 
         void beforeGarbage(final Map<String, Long> counters) {
@@ -330,13 +365,19 @@ public final class FaultRun {
             }
             sb.append("| UDP receive loss injected | ").append(plan.lossRate() * 100).append("% on every process; restarted server: ")
                 .append(finalServer.getOrDefault("udpFramesDropped", 0L)).append(" data frames dropped |\n");
+            sb.append("| killed worker detected (dropped) by the server after | ").append(detectedMs)
+                .append(" ms (round deadline ").append(plan.roundTimeoutMs()).append(" ms; status lines every 1 s) |\n");
             sb.append("| rejoined worker's first round | ").append(rejoinRound).append(" |\n");
+            sb.append("| restarted server completed its first round after | ").append(serverResumedMs)
+                .append(" ms (status lines every 1 s) |\n");
             sb.append("| first server at its death | `").append(firstServer).append("` |\n");
             sb.append("| restarted server at the end | rounds ").append(finalServer.get("rounds")).append(", dropped ")
                 .append(finalServer.get("dropped")).append(", joins ").append(finalServer.get("joins")).append(", aborted ")
                 .append(finalServer.get("aborted")).append(" |\n");
-            sb.append("| garbage frames sent / rejected as a stranger's | ").append(garbageSent).append(" / ").append(garbageRejected())
-                .append(garbageSent == garbageRejected() ? " (all counted)" : " (MISMATCH)").append(" |\n");
+            if (plan.garbageRate() > 0) {
+                sb.append("| garbage frames sent / rejected as a stranger's | ").append(garbageSent).append(" / ").append(garbageRejected())
+                    .append(garbageSent == garbageRejected() ? " (all counted)" : " (MISMATCH)").append(" |\n");
+            }
             sb.append("| restarted server's rejections by reason | ");
             for (final RejectReason reason : RejectReason.values()) {
                 final long v = finalServer.getOrDefault(reason.label(), 0L);
