@@ -78,7 +78,11 @@ public final class Configuration {
         return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
     }
 
-    static int chunkWords() {
+    /**
+     * @return words per chunk from the system property {@value #CHUNK_WORDS_PROP_NAME}, {@link #CHUNK_WORDS_DEFAULT} when
+     *     unset: the default of every context (server, worker, {@code io.dlion.aeron.fault.GarbageFrames}).
+     */
+    public static int chunkWords() {
         return Integer.getInteger(CHUNK_WORDS_PROP_NAME, CHUNK_WORDS_DEFAULT);
     }
 

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.fault.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
@@ -72,7 +73,7 @@ class BadInputTest {
         final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, 1701);
         awaitConnected(raw);
         awaitConnected(injector);
-        final byte[] hello = Frames.hello(JOB, 0, 0, 0, PARAMS, Frames.SECRET, System.currentTimeMillis(), 12345);
+        final byte[] hello = GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, Frames.SECRET, System.currentTimeMillis(), 12345);
         Frames.send(raw, hello);
         pool = Executors.newFixedThreadPool(N - 1);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
@@ -88,8 +89,8 @@ class BadInputTest {
         awaitValue(counters.workersJoined()::get, N, "HELLOs accepted");
 
         final Map<RejectReason, Integer> expected = new EnumMap<>(RejectReason.class);
-        final byte[] chunk0 = Frames.vote(JOB, 0, 0, 0, layout, 0, votes[0]);
-        final byte[] chunk1 = Frames.vote(JOB, 0, 0, 0, layout, 1, votes[0]);
+        final byte[] chunk0 = GarbageFrames.vote(JOB, 0, 0, 0, layout, 0, votes[0]);
+        final byte[] chunk1 = GarbageFrames.vote(JOB, 0, 0, 0, layout, 1, votes[0]);
 
         Frames.send(raw, new byte[10]);
         Frames.send(raw, new byte[9000]);
@@ -123,8 +124,8 @@ class BadInputTest {
         Frames.send(injector, chunk0);
         expected.put(RejectReason.UNAUTHENTICATED, 1);
         Frames.send(injector, hello);
-        Frames.send(injector, Frames.hello(JOB, 0, 0, 0, PARAMS, "not the job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(), 1));
-        Frames.send(injector, Frames.hello(JOB, 0, 0, 0, PARAMS, null, 0, 0));
+        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, "not the job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(), 1));
+        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, null, 0, 0));
         expected.put(RejectReason.BAD_CREDENTIALS, 3);
 
         final List<Future<RoundResult>> results = new ArrayList<>();

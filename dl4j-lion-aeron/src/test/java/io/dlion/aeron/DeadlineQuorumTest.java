@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.fault.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.exchange.RoundResult;
@@ -115,7 +116,7 @@ class DeadlineQuorumTest {
             final ShardEndpoint shard = local.shards().get(0);
             final ExclusivePublication raw = local.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
             BadInputTest.awaitConnected(raw);
-            Frames.send(raw, Frames.hello(job, 0, 2, 0, PARAMS, null, 0, 0));
+            Frames.send(raw, GarbageFrames.hello(job, 0, 2, 0, PARAMS, null, 0, 0));
             connect(local, 2);
             BadInputTest.awaitValue(local.serverCounters().workersJoined()::get, 3, "three HELLOs");
             final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, chunkWords);
@@ -124,7 +125,7 @@ class DeadlineQuorumTest {
             final List<Future<RoundResult>> futures = List.of(submitAndAwait(0, 0), submitAndAwait(0, 1));
             final long[] vote2 = SyntheticVotes.vote(7, 0, 2, PARAMS);
             for (int c = 0; c < sentChunks; c++) {
-                Frames.send(raw, Frames.vote(job, 0, 2, 0, layout, c, vote2));
+                Frames.send(raw, GarbageFrames.vote(job, 0, 2, 0, layout, c, vote2));
             }
             final List<RoundResult> round0 = new ArrayList<>();
             for (final Future<RoundResult> future : futures) {

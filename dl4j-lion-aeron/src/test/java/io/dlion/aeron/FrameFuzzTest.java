@@ -1,7 +1,6 @@
 package io.dlion.aeron;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -11,14 +10,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.fault.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
-import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,10 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * Seeded random mutations of valid frames (bit flips, byte overwrites, truncation, extension, header fields set to
- * edge values, bodies swapped between frames, HELLOs signed with a wrong secret or out of date), sent from a raw
- * publication to the server's vote stream while three real workers run rounds: the server never fails, every
- * mutated frame is rejected and counted, and every round still equals the naive vote.
+ * Seeded random mutations ({@link GarbageFrames}: bit flips, byte overwrites, truncation, extension, header fields set to
+ * edge values, bodies swapped between frames) of a corpus of valid frames (each round's real votes, HELLOs signed with the
+ * job's secret but out of date or with a wrong secret), sent from a raw publication to the server's vote stream while
+ * three real workers run rounds: the server never fails, every mutated frame is rejected and counted, and every round
+ * still equals the naive vote.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FrameFuzzTest {
@@ -40,7 +39,6 @@ class FrameFuzzTest {
     private static final int CHUNK_WORDS = 100;
     private static final int ROUNDS = 5;
     private static final int FRAMES_PER_ROUND = 10_000;
-    private static final int MAX_LENGTH = 8_192 - 32;
     private static final String IPC = Channels.ipc();
 
     private AeronRuntime runtime;
@@ -91,10 +89,10 @@ class FrameFuzzTest {
             final List<byte[]> corpus = new ArrayList<>();
             for (int w = 0; w < N; w++) {
                 for (int c = 0; c < layout.chunkCount(); c++) {
-                    corpus.add(Frames.vote(JOB, r, w, 0, layout, c, votes[w]));
+                    corpus.add(GarbageFrames.vote(JOB, r, w, 0, layout, c, votes[w]));
                 }
-                corpus.add(Frames.hello(JOB, r, w, 0, PARAMS, Frames.SECRET, System.currentTimeMillis() - 3_600_000, random.nextLong()));
-                corpus.add(Frames.hello(JOB, r, w, 0, PARAMS, "another job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(),
+                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, Frames.SECRET, System.currentTimeMillis() - 3_600_000, random.nextLong()));
+                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, "another job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(),
                     random.nextLong()));
             }
             final List<Future<RoundResult>> results = new ArrayList<>();
@@ -107,8 +105,9 @@ class FrameFuzzTest {
                     return worker.await(round, 20_000);
                 }));
             }
+            final GarbageFrames garbage = new GarbageFrames(corpus, injector.maxPayloadLength(), random.nextLong());
             for (int f = 0; f < FRAMES_PER_ROUND; f++) {
-                Frames.send(injector, mutate(corpus, random));
+                Frames.send(injector, garbage.next());
                 sent++;
             }
             for (final Future<RoundResult> result : results) {
@@ -116,6 +115,12 @@ class FrameFuzzTest {
             }
         }
         BadInputTest.awaitValue(server.counters()::rejectedTotal, sent, "every mutated frame rejected");
+        for (final RejectReason reason : RejectReason.values()) {
+            if (!GarbageFrames.GARBAGE_REASONS.contains(reason)) {
+                assertEquals(0, server.counters().rejected(reason).get(), "no mutated frame from an unauthenticated session gets as far as "
+                    + reason.label());
+            }
+        }
         assertEquals(ROUNDS, server.counters().rounds().get());
         assertEquals(N, server.counters().workersJoined().get(), "no mutated HELLO binds a worker");
         final StringBuilder byReason = new StringBuilder();
@@ -123,74 +128,5 @@ class FrameFuzzTest {
             byReason.append(reason.label()).append('=').append(server.counters().rejected(reason).get()).append(' ');
         }
         System.out.println("FrameFuzzTest: " + sent + " mutated frames rejected: " + byReason);
-    }
-
-    private static byte[] mutate(final List<byte[]> corpus, final SplittableRandom random) {
-        byte[] frame = corpus.get(random.nextInt(corpus.size())).clone();
-        final int mutations = 1 + random.nextInt(3);
-        for (int m = 0; m < mutations; m++) {
-            switch (random.nextInt(6)) {
-                case 0:
-                    final int bit = random.nextInt(frame.length * 8);
-                    frame[bit >>> 3] ^= (byte)(1 << (bit & 7));
-                    break;
-                case 1:
-                    frame[random.nextInt(frame.length)] = (byte)random.nextInt(256);
-                    break;
-                case 2:
-                    frame = Arrays.copyOf(frame, Math.max(1, random.nextInt(frame.length)));
-                    break;
-                case 3:
-                    frame = Arrays.copyOf(frame, Math.min(MAX_LENGTH, frame.length + 1 + random.nextInt(64)));
-                    break;
-                case 4:
-                    if (frame.length >= MessageHeaderFlyweight.HEADER_LENGTH) {
-                        editField(new MessageHeaderFlyweight().wrap(new UnsafeBuffer(frame), 0), random);
-                    }
-                    break;
-                default:
-                    final byte[] other = corpus.get(random.nextInt(corpus.size()));
-                    final int length = Math.min(frame.length, other.length) - MessageHeaderFlyweight.HEADER_LENGTH;
-                    if (length > 0) {
-                        System.arraycopy(other, MessageHeaderFlyweight.HEADER_LENGTH, frame, MessageHeaderFlyweight.HEADER_LENGTH, length);
-                    }
-                    break;
-            }
-        }
-        return frame;
-    }
-
-    private static void editField(final MessageHeaderFlyweight header, final SplittableRandom random) {
-        final long[] edges = {0, 1, -1, 2, 255, 256, 65_535, Integer.MAX_VALUE, Long.MAX_VALUE, Long.MIN_VALUE, random.nextLong()};
-        final long value = edges[random.nextInt(edges.length)] + (random.nextBoolean() ? 0 : random.nextInt(3) - 1);
-        switch (random.nextInt(9)) {
-            case 0:
-                header.writeHeader((int)value, header.encoding());
-                break;
-            case 1:
-                header.writeHeader(header.type(), (int)value);
-                break;
-            case 2:
-                header.jobId((int)value);
-                break;
-            case 3:
-                header.round(header.round() + (value & 7) - 3);
-                break;
-            case 4:
-                header.chunkWordOffset((int)value);
-                break;
-            case 5:
-                header.chunkWords((int)value);
-                break;
-            case 6:
-                header.workerId((int)value);
-                break;
-            case 7:
-                header.shard((int)value);
-                break;
-            default:
-                header.voterMask(value);
-                break;
-        }
     }
 }

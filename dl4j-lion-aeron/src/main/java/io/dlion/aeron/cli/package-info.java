@@ -1,2 +1,2 @@
-/** Command-line entry points (picocli): server, standalone driver, synthetic vote worker. */
+/** Command-line entry points (picocli): server, standalone driver, synthetic vote worker, garbage sender for fault runs. */
 package io.dlion.aeron.cli;

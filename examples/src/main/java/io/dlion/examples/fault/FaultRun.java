@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.fault.GarbageFrames;
 
 /**
  * A D-Lion job of real processes over UDP loopback (one server, N workers, each with its own embedded media driver
@@ -341,7 +342,7 @@ public final class FaultRun {
         /** @return the restarted server's rejections under the reasons a stranger's frames fall in, while the garbage was sent. */
         public long garbageRejected() {
             long total = 0;
-            for (final RejectReason reason : GARBAGE_REASONS) {
+            for (final RejectReason reason : GarbageFrames.GARBAGE_REASONS) {
                 total += finalServer.getOrDefault(reason.label(), 0L) - beforeGarbage.getOrDefault(reason.label(), 0L);
             }
             return total;
@@ -392,8 +393,4 @@ public final class FaultRun {
             return sb.toString();
         }
     }
-
-    /** Reasons under which a process that never had a HELLO accepted has its frames rejected (the server has a secret). */
-    static final java.util.Set<RejectReason> GARBAGE_REASONS = java.util.EnumSet.complementOf(java.util.EnumSet.of(
-        RejectReason.STALE_ROUND, RejectReason.FUTURE_ROUND, RejectReason.LATE, RejectReason.DUPLICATE));
 }
