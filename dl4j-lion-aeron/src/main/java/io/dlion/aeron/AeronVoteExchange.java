@@ -68,6 +68,9 @@ public final class AeronVoteExchange implements VoteExchange {
     private final long[] vote;
     private final long[][] voteView;
     private final long[][] scratch;
+    /** Rounds a worker repeats its HELLO after a server restart until a result counts it. */
+    static final int MAX_HELLO_REPEATS = 20;
+
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     private final WorkerCounters counters;
     private final MessageHeaderFlyweight outHeader = new MessageHeaderFlyweight();
@@ -157,7 +160,9 @@ public final class AeronVoteExchange implements VoteExchange {
         planes = null;
         for (final ShardState shard : shards) {
             shard.startRound();
-            shard.checkServer();
+            if (shard.checkServer() == 0) {
+                shard.repeatHello();
+            }
         }
         sendChunks();
     }
@@ -428,6 +433,7 @@ public final class AeronVoteExchange implements VoteExchange {
         int nextResultWord;
         long joinRound = -1;
         int joinDonor = -1;
+        int helloRepeats;
         long maskAll;
         long maskAny;
         long abortMask = -1;
@@ -492,6 +498,18 @@ public final class AeronVoteExchange implements VoteExchange {
          *
          * @return work done.
          */
+        /**
+         * After a server restart, a HELLO the worker sent while the new server's image of its vote publication was not
+         * yet set up is lost (the publication still counts as connected to the dead server), and the server would
+         * refuse all its votes as unauthenticated. So until a result counts this worker, every round starts with the
+         * HELLO again (at most {@value #MAX_HELLO_REPEATS} times; a HELLO the server already took is harmless).
+         */
+        void repeatHello() {
+            if (helloRepeats > 0 && !joining && sendHello()) {
+                helloRepeats--;
+            }
+        }
+
         int checkServer() {
             final int latest = latestServerSession;
             if (latest == 0 || latest == serverSession || !publication.isConnected()) {
@@ -501,6 +519,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 return 0;
             }
             serverSession = latest;
+            helloRepeats = MAX_HELLO_REPEATS;
             counters.serverReconnects().incrementRelease();
             if (submittedRound == nextRound && !resultDone()) {
                 startRound();
@@ -624,6 +643,9 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             maskAll &= mask;
             maskAny |= mask;
+            if ((mask & (1L << ctx.workerId)) != 0) {
+                helloRepeats = 0;
+            }
             if (ctx.rule == VoteRule.AVERAGE) {
                 addRun(wordOffset, Long.bitCount(mask));
             }

@@ -109,6 +109,8 @@ public final class GarbageMain implements Callable<Integer> {
             final ExclusivePublication publication = runtime.aeron().addExclusivePublication(transport.voteChannel(), transport.voteStream);
             try {
                 final GarbageFrames garbage = new GarbageFrames(frames.maxFrameLength(publication.maxPayloadLength()));
+                out.println("garbage: waiting for a server on " + publication.channel() + " stream " + publication.streamId());
+                out.flush();
                 if (!awaitConnected(publication)) {
                     if (running) {
                         err.println("garbage: no server subscribed to " + publication.channel() + " stream " + publication.streamId()

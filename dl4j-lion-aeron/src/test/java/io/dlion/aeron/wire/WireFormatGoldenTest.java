@@ -64,6 +64,28 @@ class WireFormatGoldenTest {
     }
 
     @Test
+    void shouldWriteJoinHelloAndJoinNoticeAsGolden() {
+        final byte[] hello = golden("hello-join-v1.hex");
+        final UnsafeBuffer helloBuffer = new UnsafeBuffer(new byte[hello.length]);
+        new MessageHeaderFlyweight().wrap(helloBuffer, 0)
+            .writeHeader(MessageType.HELLO, Encoding.NONE)
+            .jobId(77).round(MessageHeaderFlyweight.JOIN_ROUND).chunkWordOffset(0).chunkWords(0).workerId(2).shard(0).paramCount(10_000_000L);
+        assertArrayEquals(hello, helloBuffer.byteArray());
+
+        final byte[] notice = golden("join-notice-v1.hex");
+        final UnsafeBuffer noticeBuffer = new UnsafeBuffer(new byte[notice.length]);
+        new MessageHeaderFlyweight().wrap(noticeBuffer, 0)
+            .writeHeader(MessageType.JOIN_NOTICE, Encoding.NONE)
+            .jobId(77).round(300).chunkWordOffset(1000).chunkWords(0).workerId(0).shard(1).voterMask(0b100);
+        assertArrayEquals(notice, noticeBuffer.byteArray());
+        final MessageHeaderFlyweight read = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(notice), 0);
+        assertEquals(MessageType.JOIN_NOTICE, read.type());
+        assertEquals(300, read.round());
+        assertEquals(0, read.workerId());
+        assertEquals(0b100, read.voterMask());
+    }
+
+    @Test
     void shouldWriteAndReadTernaryResultAsGolden() {
         final byte[] golden = golden("result-ternary-v1.hex");
         final long[] sign = {0x99L};

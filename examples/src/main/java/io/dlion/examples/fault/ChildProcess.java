@@ -121,7 +121,9 @@ final class ChildProcess {
      * @return the exit code.
      */
     int stop() throws InterruptedException {
-        process.destroy();
+        // the handle's destroy sends SIGTERM and leaves the output pipe open; Process.destroy() would close it and lose
+        // what the shutdown hooks print
+        process.toHandle().destroy();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);

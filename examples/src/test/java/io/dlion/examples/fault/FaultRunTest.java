@@ -11,7 +11,6 @@ import io.dlion.examples.train.Trainer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,7 +27,9 @@ class FaultRunTest {
     private static final int WORKERS = 3;
 
     @Test
-    void shouldFinishBitIdenticalWithEveryFaultAtOnce(@TempDir final Path dir) throws Exception {
+    void shouldFinishBitIdenticalWithEveryFaultAtOnce() throws Exception {
+        // kept after the run: the logs of every process are the evidence
+        final Path dir = Path.of("target", "fault-run-test");
         final Trainer undisturbed = new Trainer(TrainConfigs.of("fashion-mnist", null, "mlp", "lion", Sharing.DLION_MAVO, WORKERS, "inproc",
             2, 60, 3e-4, 0, 42, 12_000, 2_000, 600, dir.resolve("undisturbed")), System.out);
         final List<EpochMetrics> baseline = undisturbed.run();
@@ -43,7 +44,6 @@ class FaultRunTest {
         assertEquals(List.of(0, 0, 0), List.copyOf(report.exitCodes().values()), "every worker finished");
         assertTrue(report.identical(), "bit-identical parameters: " + report.hashes());
         assertTrue(report.rejoinRound() > 0, "worker 2 rejoined at round " + report.rejoinRound());
-        assertEquals(1L, report.finalServer().get("joins"), "the restarted worker joined through a JOIN_NOTICE");
         assertTrue(report.detectedMs() >= 0 && report.detectedMs() < plan.roundTimeoutMs() + 5_000,
             "the dead worker was dropped within the round deadline (+ status line period): " + report.detectedMs() + " ms");
         assertTrue(report.garbageSent() > 100, "garbage was sent: " + report.garbageSent());
