@@ -29,8 +29,8 @@ public final class FaultCommand implements Callable<Integer> {
     @Mixin
     RunOptions opts = new RunOptions();
 
-    @Option(names = "--workers", description = "worker processes (default: ${DEFAULT-VALUE})")
-    int workers = 3;
+    @Option(names = "--workers", description = "worker processes; --batch must be a multiple (default: ${DEFAULT-VALUE})")
+    int workers = 4;
 
     @Option(names = "--lr", description = "Lion learning rate (default: ${DEFAULT-VALUE})")
     double lr = 3e-4;
