@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,13 +50,23 @@ class WorkerResumeTest {
         assertTrue(Files.exists(checkpoints.resolve("worker-0.zip")) && Files.exists(checkpoints.resolve("worker-1.zip")));
         final List<String> resumed = job(2, new Recovery(null, false, checkpoints, 0, true), dir.resolve("resumed"), 30);
 
-        assertEquals(straight.get(0), straight.get(1));
-        assertEquals(resumed.get(0), resumed.get(1), "the resumed workers agree");
-        assertNotEquals(straight.get(0), firstEpoch.get(0), "one epoch is not two");
-        assertEquals(straight.get(0), resumed.get(0), "resumed job == the job that never stopped");
+        assertEquals(hash(straight.get(0)), hash(straight.get(1)));
+        assertEquals(hash(resumed.get(0)), hash(resumed.get(1)), "the resumed workers agree");
+        assertNotEquals(hash(straight.get(0)), hash(firstEpoch.get(0)), "one epoch is not two");
+        for (final String output : resumed) {
+            assertTrue(output.contains("resumed from") && output.contains("at round 30"), output);
+            assertFalse(output.contains("epoch 1  test accuracy"), "the resumed job trains epoch 2 only: " + output);
+        }
+        assertEquals(hash(straight.get(0)), hash(resumed.get(0)), "resumed job == the job that never stopped");
     }
 
-    /** @return each worker's params-sha256 after a job of the given epochs, each worker a Trainer on its own thread. */
+    private static String hash(final String output) {
+        final Matcher m = HASH.matcher(output);
+        assertTrue(m.find(), "a params-sha256 line: " + output);
+        return m.group(2);
+    }
+
+    /** @return each worker's output of a job of the given epochs, each worker a Trainer on its own thread. */
     private static List<String> job(final int epochs, final Recovery recovery, final Path out, final long firstRound) throws Exception {
         final ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
         try (LocalAeronJob server = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(9).workers(WORKERS).paramCount(203_530)
@@ -79,9 +90,7 @@ class WorkerResumeTest {
                             // the job closes the exchanges
                         }
                     }, recovery);
-                    final Matcher m = HASH.matcher(bytes.toString(StandardCharsets.UTF_8));
-                    assertTrue(m.find(), "worker " + id + " printed its hash");
-                    return m.group(2);
+                    return bytes.toString(StandardCharsets.UTF_8);
                 }));
             }
             final List<String> result = new ArrayList<>();
