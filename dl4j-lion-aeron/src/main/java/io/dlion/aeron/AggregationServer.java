@@ -64,6 +64,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code RoundResult.averageSegments}). Every rejected message is counted by reason in {@link ServerCounters}
  * and never enters a vote.
  * <p>
+ * Rejoin: a HELLO whose round is {@link MessageHeaderFlyweight#JOIN_ROUND} comes from a restarted worker without
+ * parameters. The server names its first round R (highest round opened + 2) and a donor (the lowest live worker) in a
+ * {@code JOIN_NOTICE} broadcast before any further result, and waits for the worker again from round R on; the donor
+ * hands it its parameters as of the start of round R (see {@link AeronVoteExchange#awaitJoin(long)}).
+ * <p>
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
 public final class AggregationServer implements Agent, AutoCloseable {
