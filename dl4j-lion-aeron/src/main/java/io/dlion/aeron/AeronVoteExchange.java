@@ -80,6 +80,7 @@ public final class AeronVoteExchange implements VoteExchange {
     private long nextRound;
     private long submittedRound = -1;
     private boolean joining;
+    private JoinNotice rejoinRequired;
     private final List<JoinNotice> notices = new ArrayList<>();
     private long submitNs;
     private final HelloCredentials credentials;
@@ -188,6 +189,9 @@ public final class AeronVoteExchange implements VoteExchange {
                     if (shard.abortMask >= 0) {
                         nextRound = round + 1;
                         throw new QuorumLostException(round, shard.endpoint.shard(), shard.abortMask);
+                    }
+                    if (rejoinRequired != null) {
+                        throw new RejoinRequiredException(round, rejoinRequired);
                     }
                     done &= shard.resultDone();
                 }
@@ -671,6 +675,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 if (joining) {
                     joinRound = round;
                     joinDonor = donorOrNone;
+                } else {
+                    rejoinRequired = new JoinNotice(worker, round, donorOrNone);
                 }
             } else {
                 final JoinNotice notice = new JoinNotice(worker, round, donorOrNone);

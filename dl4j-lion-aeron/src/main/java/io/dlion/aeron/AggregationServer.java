@@ -101,6 +101,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     private long currentRound = -1;
     private boolean roundOpen;
+    private boolean roundCompleted;
     private long progressNs;
     private long roundMask;
     private int baseChunk;
@@ -288,6 +289,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(RejectReason.UNAUTHENTICATED);
         }
         final long round = msg.round();
+        if ((joinPendingMask & bit) != 0 && round < joinRound[worker]) {
+            // a worker told to rejoin: its votes count again from its join round, and must not open an earlier one
+            return reject(RejectReason.STALE_ROUND);
+        }
         if (!roundOpen || round != currentRound) {
             if (round <= currentRound) {
                 return reject(RejectReason.STALE_ROUND);
@@ -364,8 +369,38 @@ public final class AggregationServer implements Agent, AutoCloseable {
         } else {
             helloRound[worker] = msg.round();
             activeMask |= 1L << worker;
+            if (!roundCompleted) {
+                resyncLaggards(worker);
+            }
         }
         return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    /**
+     * A fresh server (no round completed yet) whose workers' HELLOs name different rounds: the old server died after
+     * some workers had received all of round r's result and before others had. Nobody can give the lagging workers
+     * round r's result any more, so they are told to rejoin (JOIN_NOTICE naming themselves; their exchange then throws
+     * {@link RejoinRequiredException}), and a round r they opened is dropped so that the others go on with r + 1.
+     */
+    private void resyncLaggards(final int worker) {
+        long newest = -1;
+        for (long m = boundMask & ~joinPendingMask; m != 0; m &= m - 1) {
+            newest = Math.max(newest, helloRound[Long.numberOfTrailingZeros(m)]);
+        }
+        for (long m = boundMask & ~joinPendingMask; m != 0; m &= m - 1) {
+            final int w = Long.numberOfTrailingZeros(m);
+            if (helloRound[w] < newest) {
+                counters.laggardsResynced().incrementPlain();
+                announceJoin(w);
+            }
+        }
+        if (roundOpen && currentRound < newest && roundMask == 0) {
+            // only laggards voted in it: close it unvoted; the next round is currentRound + 1 = the others' round
+            roundOpen = false;
+            for (final ChunkSlot slot : slots) {
+                slot.reset(-1);
+            }
+        }
     }
 
     /**
@@ -559,6 +594,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             work++;
             if (baseChunk == layout.chunkCount()) {
                 roundOpen = false;
+                roundCompleted = true;
                 counters.votersLastRound().setRelease(Long.bitCount(roundMask));
                 counters.rounds().incrementRelease();
             } else {

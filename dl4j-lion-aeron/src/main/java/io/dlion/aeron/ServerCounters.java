@@ -25,6 +25,7 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter workersDropped;
     private final Counter workersRejoined;
     private final Counter joinsAnnounced;
+    private final Counter laggardsResynced;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
 
     ServerCounters(final Aeron aeron, final int jobId, final int shard) {
@@ -43,6 +44,7 @@ public final class ServerCounters implements AutoCloseable {
             workersDropped = aeron.addCounter(type, prefix + "workers dropped (missed a round deadline)");
             workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
             joinsAnnounced = aeron.addCounter(type, prefix + "joins announced (restarted workers given a round and a donor)");
+            laggardsResynced = aeron.addCounter(type, prefix + "workers told to rejoin (a round's result lost in a server restart)");
             for (final RejectReason reason : RejectReason.values()) {
                 rejected.put(reason, aeron.addCounter(type, prefix + "rejected " + reason.label()));
             }
@@ -112,6 +114,11 @@ public final class ServerCounters implements AutoCloseable {
         return joinsAnnounced;
     }
 
+    /** @return workers a fresh server told to rejoin: they had not received the last round's result of the old server. */
+    public Counter laggardsResynced() {
+        return laggardsResynced;
+    }
+
     /**
      * @param reason of the rejection.
      * @return the counter of messages rejected for it.
@@ -132,7 +139,7 @@ public final class ServerCounters implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
-            workersDropped, workersRejoined, joinsAnnounced);
+            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced);
         CloseHelper.closeAll(rejected.values());
     }
 }

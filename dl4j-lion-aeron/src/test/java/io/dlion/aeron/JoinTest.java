@@ -103,6 +103,46 @@ class JoinTest {
         }
     }
 
+    @Test
+    void shouldTellAWorkerThatLostTheLastRoundInAServerRestartToRejoin() throws Exception {
+        // a fresh server (as after a restart) where workers 0 and 1 had received all of round 4 and worker 2 had not
+        try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(22).workers(3).paramCount(PARAMS).minVoters(2)
+            .chunkWords(100).roundTimeoutNs(TimeUnit.SECONDS.toNanos(5)))) {
+            final List<Future<Object>> running = new ArrayList<>();
+            final long[] firstRound = {5, 5, 4};
+            for (int i = 0; i < 3; i++) {
+                final int id = i;
+                final ExecutorService thread = Executors.newSingleThreadExecutor();
+                threads.add(thread);
+                running.add(thread.submit(() -> {
+                    final VoteExchange exchange = job.exchange(id, firstRound[id]);
+                    final long round = firstRound[id];
+                    exchange.submit(round, SyntheticVotes.vote(5, round, id, PARAMS), PARAMS);
+                    try {
+                        return exchange.await(round, 20_000);
+                    } catch (final RejoinRequiredException ex) {
+                        return ex;
+                    }
+                }));
+            }
+            final RejoinRequiredException lagging = (RejoinRequiredException) running.get(2).get(30, TimeUnit.SECONDS);
+            assertEquals(2, lagging.notice().worker());
+            final long again = lagging.notice().round();
+            assertTrue(again == 6 || again == 7, "the others' round 5 goes on without it; it votes again from the round after the"
+                + " highest opened + 1 (6, or 7 when round 5 was open already): " + again);
+            assertTrue(lagging.notice().donor() == 0 || lagging.notice().donor() == 1, "a live worker is the donor: " + lagging.notice());
+            assertTrue(lagging.getMessage().contains("rejoin"), lagging.getMessage());
+            final RoundResult r0 = (RoundResult) running.get(0).get(30, TimeUnit.SECONDS);
+            final RoundResult r1 = (RoundResult) running.get(1).get(30, TimeUnit.SECONDS);
+            assertEquals(0b011L, r0.voterMask(), "round 5 counts the two workers that are up to date");
+            NaiveVote.assertMatches(new long[][] {SyntheticVotes.vote(5, 5, 0, PARAMS), SyntheticVotes.vote(5, 5, 1, PARAMS)}, PARAMS,
+                VoteRule.MAJORITY, r0);
+            assertEquals(SyntheticVotes.digest(r0), SyntheticVotes.digest(r1));
+            assertEquals(1, job.serverCounters().laggardsResynced().get());
+            assertEquals(0, job.serverCounters().workersDropped().get(), "no deadline needed");
+        }
+    }
+
     /** A worker whose state is the chain of every result it applied; the donor hands it over when asked. */
     private static final class Worker {
         final VoteExchange exchange;

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import io.dlion.aeron.RejoinRequiredException;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.examples.train.Recovery;
 import io.dlion.examples.train.RemoteTransport;
@@ -111,7 +112,29 @@ public final class WorkerCommand implements Callable<Integer> {
         final byte[] secret = secretFile == null ? null : Files.readAllBytes(secretFile);
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
             localHost, aeronDir, secret, lossRate, firstRound, rejoin);
-        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
+        try {
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
+        } catch (final Exception ex) {
+            final RejoinRequiredException lost = rejoinRequired(ex);
+            if (lost == null || syncDir == null) {
+                throw ex;
+            }
+            // the server restarted while this worker was one round behind: take a live worker's parameters and go on
+            System.out.println(lost.getMessage() + "; rejoining");
+            final RemoteTransport.Settings again = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort,
+                controlPort, localHost, aeronDir, secret, lossRate, 0, true);
+            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again),
+                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false));
+        }
         return 0;
+    }
+
+    private static RejoinRequiredException rejoinRequired(final Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof RejoinRequiredException) {
+                return (RejoinRequiredException) t;
+            }
+        }
+        return null;
     }
 }
