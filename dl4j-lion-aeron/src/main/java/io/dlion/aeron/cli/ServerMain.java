@@ -158,6 +158,7 @@ public final class ServerMain implements Callable<Integer> {
             .append(" dropped=").append(counters.workersDropped().get())
             .append(" rejoined=").append(counters.workersRejoined().get())
             .append(" joins=").append(counters.joinsAnnounced().get())
+            .append(" toldToRejoin=").append(counters.laggardsResynced().get())
             .append(" rejected=").append(counters.rejectedTotal());
         if (AeronRuntime.framesDropped() > 0) {
             sb.append(" udpFramesDropped=").append(AeronRuntime.framesDropped()).append('/').append(AeronRuntime.framesReceived());
