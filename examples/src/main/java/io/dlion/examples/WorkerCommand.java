@@ -99,6 +99,9 @@ public final class WorkerCommand implements Callable<Integer> {
         if (workerId < 0 || workerId >= workers) {
             throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
         }
+        if (!(lossRate >= 0 && lossRate < 1)) {
+            throw new IllegalArgumentException("--loss-rate must be in [0, 1), got " + lossRate);
+        }
         if (awaitTimeoutSeconds < 1) {
             throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
         }
