@@ -172,9 +172,7 @@ public final class LocalAeronJob implements AutoCloseable {
      * @return the worker's new exchange; the job closes it on {@link #close()}.
      */
     public AeronVoteExchange rejoin(final int workerId) {
-        if (workerId < 0 || workerId >= ctx.workers) {
-            throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
-        }
+        checkWorkerId(workerId);
         final AeronVoteExchange old = exchanges.get(workerId);
         if (old == null || !claimed.compareAndSet(workerId, 1, 0)) {
             throw new IllegalStateException("worker " + workerId + " has no exchange to restart");
@@ -183,10 +181,14 @@ public final class LocalAeronJob implements AutoCloseable {
         return connect(workerId, 0, true);
     }
 
-    private AeronVoteExchange connect(final int workerId, final long firstRound, final boolean join) {
+    private void checkWorkerId(final int workerId) {
         if (workerId < 0 || workerId >= ctx.workers) {
             throw new IllegalArgumentException("workerId must be in [0, workers=" + ctx.workers + "), got " + workerId);
         }
+    }
+
+    private AeronVoteExchange connect(final int workerId, final long firstRound, final boolean join) {
+        checkWorkerId(workerId);
         if (closed) {
             throw new IllegalStateException("job closed");
         }

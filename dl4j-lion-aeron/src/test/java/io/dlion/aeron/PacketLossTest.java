@@ -6,15 +6,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.Aeron;
-import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
-import io.aeron.driver.ext.LossGenerator;
-import io.aeron.driver.ext.RandomLossGenerator;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -32,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * 5% of the data frames every UDP receive endpoint of the driver gets are dropped (aeron-driver's
- * {@link DebugReceiveChannelEndpoint} with a seeded {@link RandomLossGenerator}, what
+ * {@link DebugReceiveChannelEndpoint} with a seeded random loss, as {@link AeronRuntime.Context#receiveLossRate} sets it up and
  * {@code aeron.debug.receive.data.loss.rate=0.05} configures): votes to the server and MDC results to the workers are
  * both hit, Aeron's NAK/retransmit recovers them, and every round is bit-identical to the naive vote.
  */
@@ -44,8 +39,7 @@ class PacketLossTest {
     private static final long PARAMS = 1_000_003;
     private static final int ROUNDS = 40;
 
-    private MediaDriver driver;
-    private Aeron aeron;
+    private AeronRuntime runtime;
     private AgentRunner runner;
     private final List<AeronVoteExchange> workers = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
@@ -58,21 +52,17 @@ class PacketLossTest {
             pool.awaitTermination(5, TimeUnit.SECONDS);
         }
         CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, aeron, driver);
+        CloseHelper.closeAll(runner, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
     @ParameterizedTest(name = "receive data loss {0}")
     @ValueSource(doubles = {0.0, 0.05})
     void shouldGiveBitIdenticalResultsUnderLossOverUdp(final double lossRate) throws Exception {
-        final AtomicLong frames = new AtomicLong();
-        final AtomicLong dropped = new AtomicLong();
-        driver = MediaDriver.launchEmbedded(new MediaDriver.Context()
-            .threadingMode(ThreadingMode.SHARED).dirDeleteOnStart(true).dirDeleteOnShutdown(true).termBufferSparseFile(true)
-            .receiveChannelEndpointSupplier((channel, dispatcher, status, context) -> new DebugReceiveChannelEndpoint(
-                channel, dispatcher, status, context, counting(new RandomLossGenerator(lossRate, 42), frames, dropped),
-                new RandomLossGenerator(0, 1))));
-        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
+        final long framesBefore = AeronRuntime.framesReceived();
+        final long droppedBefore = AeronRuntime.framesDropped();
+        runtime = AeronRuntime.launch(new AeronRuntime.Context().receiveLossRate(lossRate).lossSeed(42));
+        final Aeron aeron = runtime.aeron();
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
@@ -117,41 +107,23 @@ class PacketLossTest {
             }
         }
         final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        final long frames = AeronRuntime.framesReceived() - framesBefore;
+        final long dropped = AeronRuntime.framesDropped() - droppedBefore;
         final long naks = systemCounter("NAKs sent");
         final long retransmits = systemCounter("Retransmits sent");
         System.out.printf("PacketLossTest: %d rounds of %d params, N=%d, %.0f%% receive data loss: %d of %d data frames dropped, "
             + "%d NAKs, %d retransmits, %d ms (%.1f ms/round), all rounds bit-identical%n", ROUNDS, PARAMS, N, lossRate * 100,
-            dropped.get(), frames.get(), naks, retransmits, ms, ms / (double)ROUNDS);
+            dropped, frames, naks, retransmits, ms, ms / (double)ROUNDS);
         if (lossRate > 0) {
-            assertTrue(dropped.get() > 50, "loss was injected: " + dropped.get());
+            assertTrue(dropped > 50, "loss was injected: " + dropped);
             assertTrue(retransmits > 0, "and repaired by retransmits");
         }
         assertEquals(0, server.counters().rejectedTotal());
         assertEquals(ROUNDS, server.counters().rounds().get());
     }
 
-    private static LossGenerator counting(final LossGenerator delegate, final AtomicLong frames, final AtomicLong dropped) {
-        return new LossGenerator() {
-            @Override
-            public boolean shouldDropFrame(final java.net.InetSocketAddress address, final org.agrona.concurrent.UnsafeBuffer buffer,
-                final int length) {
-                frames.incrementAndGet();
-                final boolean drop = delegate.shouldDropFrame(address, buffer, length);
-                if (drop) {
-                    dropped.incrementAndGet();
-                }
-                return drop;
-            }
-
-            @Override
-            public boolean shouldDropFrame(final java.net.InetSocketAddress address, final org.agrona.concurrent.UnsafeBuffer buffer,
-                final int streamId, final int sessionId, final int termId, final int termOffset, final int length) {
-                return shouldDropFrame(address, buffer, length);
-            }
-        };
-    }
-
     private long systemCounter(final String label) {
+        final Aeron aeron = runtime.aeron();
         final long[] value = {-1};
         aeron.countersReader().forEach((counterId, typeId, keyBuffer, counterLabel) -> {
             if (counterLabel.startsWith(label)) {

@@ -111,7 +111,8 @@ public final class FaultRun {
             }
             if (garbage != null) {
                 garbage.stop();
-                report.garbageSent(parseLong(garbage.lastLine(l -> GARBAGE.matcher(l).find()), GARBAGE));
+                final String sent = lastMatch(garbage, GARBAGE, 1);
+                report.garbageSent(sent == null ? -1 : Long.parseLong(sent));
             }
             if (detectServer != null) {
                 final long threshold = detectAfter;
@@ -215,14 +216,6 @@ public final class FaultRun {
     private static long rejoinRound(final ChildProcess child) {
         final String value = lastMatch(child, REJOINS, 1);
         return value == null ? -1 : Long.parseLong(value);
-    }
-
-    private static long parseLong(final String line, final Pattern pattern) {
-        if (line == null) {
-            return -1;
-        }
-        final Matcher m = pattern.matcher(line);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     /** @return the name=value counters of a server status line. */
