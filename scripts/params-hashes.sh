@@ -11,6 +11,7 @@ cd "$ROOT"
 MODE="${1:-check}"
 EXPECTED="$ROOT/scripts/params-hashes.txt"
 OUT="$(mktemp -d)"
+VOTE_PORT="${DLION_HASH_PORT:-40923}"   # and VOTE_PORT + 1
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 COMMON=(--model mlp --epochs 1 --batch 60 --seed 7 --train-limit 2400 --test-limit 200)
 ACTUAL="$OUT/actual.txt"
@@ -29,12 +30,12 @@ done
 # server + 3 worker processes over UDP loopback, with a secret
 head -c 32 /dev/urandom > "$OUT/job.secret" && chmod 600 "$OUT/job.secret"
 P=$(grep -o '[0-9]* parameters' "$OUT/inproc-dlion-mavo.log" | head -1 | cut -d' ' -f1)
-./dlion server --job 9 --workers 3 --params "$P" --udp 127.0.0.1:40923:40924 --secret-file "$OUT/job.secret" \
+./dlion server --job 9 --workers 3 --params "$P" --udp 127.0.0.1:${VOTE_PORT}:$((VOTE_PORT + 1)) --secret-file "$OUT/job.secret" \
     --status-interval 0 > "$OUT/server.log" 2>&1 &
 SERVER=$!
 PIDS=()
 for i in 0 1 2; do
-    ./dlion worker --server 127.0.0.1 --vote-port 40923 --control-port 40924 --local-host 127.0.0.1 --job 9 \
+    ./dlion worker --server 127.0.0.1 --vote-port "$VOTE_PORT" --control-port $((VOTE_PORT + 1)) --local-host 127.0.0.1 --job 9 \
         --worker-id "$i" --workers 3 --secret-file "$OUT/job.secret" "${COMMON[@]}" --out "$OUT/worker-$i" \
         > "$OUT/worker-$i.log" 2>&1 &
     PIDS+=($!)
