@@ -3,7 +3,6 @@ package io.dlion;
 import java.util.HashMap;
 import java.util.Map;
 
-import io.dlion.dist.ReplicaBinder;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.scalar.ScalarMultiplication;
@@ -32,7 +31,7 @@ import org.nd4j.linalg.learning.GradientUpdater;
  * reference implementation.
  * <p>
  * <b>Distributed mode.</b> When a {@link io.dlion.dist.DLionAccumulator} binds a vote target with
- * {@link #bindVoteTarget(INDArray)} (directly, or through {@link ReplicaBinder} on a replica thread), the
+ * {@link #bindVoteTarget(INDArray)} (for its own model, or for a ParallelWrapper replica when the replica's thread starts), the
  * step writes {@code c'} into that target (its sign is the worker's vote of Algorithm 1 of Distributed
  * Lion), updates {@code m} locally and leaves zero in the gradient, so that
  * what DL4J adds afterwards (decoupled weight decay) is the only term left there. The binding is run-time
@@ -126,10 +125,6 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final double beta2 = config.getBeta2();
         final double k = beta1 / (1.0 - beta1);
         final double a = beta2 - (1.0 - beta2) * k;
-        if (voteTarget == null) {
-            voteTarget = ReplicaBinder.voteTargetFor(this, gradient);
-        }
-
         axpy(k, m, g);                                                              // g = c' = c / (1 - beta1)
         Nd4j.exec(new ScalarMultiplication(m, null, m, a));
         axpy(1.0 - beta2, g, m);                                                    // m = beta2 m + (1 - beta2) g

@@ -16,7 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * An Aeron client with, by default, an embedded media driver in the same JVM (one command, no setup). With
  * {@link Context#embeddedDriver(boolean) embeddedDriver(false)} it connects to a standalone driver (see
- * {@code io.dlion.aeron.cli.DriverMain}) through its Aeron directory, as production deployments do.
+ * {@code io.dlion.cli.DriverCommand}) through its Aeron directory, as production deployments do.
  * <p>
  * Fault injection: with {@link Context#receiveLossRate(double)} &gt; 0 (or Aeron's own system property
  * {@value #LOSS_RATE_PROP}) the embedded driver drops that fraction of the UDP data frames it receives, through

@@ -25,7 +25,7 @@ import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.SignEncoding;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;

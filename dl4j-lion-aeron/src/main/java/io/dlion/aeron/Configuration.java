@@ -80,7 +80,7 @@ public final class Configuration {
 
     /**
      * @return words per chunk from the system property {@value #CHUNK_WORDS_PROP_NAME}, {@link #CHUNK_WORDS_DEFAULT} when
-     *     unset: the default of every context (server, worker, {@code io.dlion.aeron.fault.GarbageFrames}).
+     *     unset: the default of every context (server, worker, {@code io.dlion.testkit.GarbageFrames}).
      */
     public static int chunkWords() {
         return Integer.getInteger(CHUNK_WORDS_PROP_NAME, CHUNK_WORDS_DEFAULT);

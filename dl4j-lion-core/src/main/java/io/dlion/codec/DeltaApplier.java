@@ -13,7 +13,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.INDArrayIndex;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 

@@ -2,14 +2,14 @@ package io.dlion.codec;
 
 import java.nio.ByteBuffer;
 
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 
 /**
  * How a round's result goes on the wire from the server to the workers, chunk by chunk.
  * <p>
- * A result is a set of bit planes in the packed layout of {@link io.dlion.exchange.RoundResult}:
+ * A result is a set of bit planes in the packed layout of {@link io.dlion.vote.RoundResult}:
  * <pre>
  *   MAJORITY, odd N  : {sign}             -&gt; {@link SignEncoding},    exactly 1 bit per parameter
  *   MAJORITY, even N : {sign, tie}        -&gt; {@link TernaryEncoding}, 5 trits per byte = 1.6 bits per parameter

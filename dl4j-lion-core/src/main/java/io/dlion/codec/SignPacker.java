@@ -41,7 +41,7 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * BLAS does not cover) pays for an exact count, of the values with {@code |c| < Inf} (a comparison is false
  * for NaN; ND4J 1.0.0-M2.1's own NaN test misses NaN in HALF arrays).
  * <p>
- * Output layout: the packed layout of {@link io.dlion.exchange.RoundResult}, {@code (n + 63) / 64} words.
+ * Output layout: the packed layout of {@link io.dlion.vote.RoundResult}, {@code (n + 63) / 64} words.
  * One instance per worker thread, sized once; not thread-safe. Call order: construct, {@link #pack} per
  * round, {@link #close()}.
  */

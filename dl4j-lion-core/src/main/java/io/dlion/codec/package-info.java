@@ -6,7 +6,7 @@
  * {@link io.dlion.codec.TernaryEncoding} 1.6 bits, {@link io.dlion.codec.CountEncoding}
  * ceil(log2(N + 1)) bits per parameter).
  * <p>
- * All host-side vectors use the packed layout of {@link io.dlion.exchange.RoundResult}: {@code long[]} words,
+ * All host-side vectors use the packed layout of {@link io.dlion.vote.RoundResult}: {@code long[]} words,
  * parameter j in word {@code j >>> 6}, byte {@code (j >>> 3) & 7} (little-endian), bit {@code 7 - (j & 7)};
  * padding bits past the parameter count are zero. No transport is involved here.
  */

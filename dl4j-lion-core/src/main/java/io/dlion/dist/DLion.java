@@ -141,12 +141,14 @@ public final class DLion {
                 source = hub::exchange;
             }
             accumulator = DLionAccumulator.forReplicas(workers, source, roundTimeoutMillis);
-            return new ParallelWrapper.Builder<>(model)
+            final ParallelWrapper wrapper = new ParallelWrapper.Builder<>(model)
                 .workers(workers)
                 .prefetchBuffer(prefetchBuffer)
                 .trainingMode(TrainingMode.CUSTOM)
                 .gradientsAccumulator(accumulator)
                 .build();
+            new ReplicaTrainerContext(accumulator).installIn(wrapper);
+            return wrapper;
         }
     }
 }

@@ -38,7 +38,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   <li>one model per process or thread: {@link #forModel(Model, VoteExchange, long)} (or {@link DLion#attach});</li>
  *   <li>several replicas in one JVM with {@code ParallelWrapper} ({@code TrainingMode.CUSTOM},
  *       {@code .gradientsAccumulator(acc)}): {@link #forReplicas(int, IntFunction, long)}; each replica
- *       thread gets the next worker id when DL4J calls {@link #touch()} on it.</li>
+ *       thread gets the next worker id when DL4J calls {@link #touch()} on it, and the trainer that
+ *       {@link DLion#parallelWrapper} installs binds the replica it built to that worker ({@link #bindReplica}).</li>
  * </ul>
  * Replicas' momentum stays local; ParallelWrapper rebuilds the non-root replicas at every {@code fit} from
  * the root model, so each {@code fit} starts all replicas from the root replica's momentum.
@@ -76,7 +77,6 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         if (model != null) {
             single = new DLionWorker(exchange, roundTimeoutMillis);
             single.bindModel(model);
-            ReplicaBinder.register(single);
             all.add(single);
         } else {
             single = null;
@@ -186,11 +186,9 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     @Override
     public void touch() {
         if (single != null || byThread.containsKey(Thread.currentThread())) {
-            if (single == null) {
-                ReplicaBinder.install(byThread.get(Thread.currentThread()));
-            }
             return;
         }
+
         final int id = nextWorker.getAndIncrement();
         if (id >= workers) {
             throw new IllegalStateException("more replica threads than the " + workers + " workers this accumulator was built for");
@@ -205,8 +203,18 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
             }
         }
         byThread.put(Thread.currentThread(), w);
-        ReplicaBinder.install(w);
         awaitAllReplicas();
+    }
+
+    /**
+     * Bind the replica the calling ParallelWrapper thread trains, after {@link #touch()} gave the thread its worker:
+     * each Lion updater block of the replica then writes its vote into that worker's buffer. Called by the trainer
+     * {@link DLion#parallelWrapper} installs, once per replica and {@code fit}.
+     *
+     * @param replica the replica model built on this thread.
+     */
+    void bindReplica(final Model replica) {
+        worker().bindModel(replica);
     }
 
     /**
@@ -304,7 +312,6 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     public void close() {
         synchronized (all) {
             for (final DLionWorker w : all) {
-                ReplicaBinder.unregister(w);
                 w.unbindAll();
                 w.exchange().close();
             }

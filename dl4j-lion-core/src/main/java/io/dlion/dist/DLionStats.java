@@ -1,7 +1,7 @@
 package io.dlion.dist;
 
 import io.dlion.exchange.ExchangeCounters;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 

@@ -1,14 +1,13 @@
 package io.dlion.dist;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 import io.dlion.LionUpdater;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.SignPacker;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.graph.ComputationGraph;
@@ -16,7 +15,6 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.updater.BaseMultiLayerUpdater;
 import org.deeplearning4j.nn.updater.UpdaterBlock;
 import org.deeplearning4j.optimize.api.StepFunction;
-import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -40,8 +38,8 @@ final class DLionWorker {
     private final List<Block> blocks = new ArrayList<>();
     private final DLionStats stats;
 
-    private DataBuffer gradientBuffer;
-    private boolean explicitModel;
+    private Model boundModel;
+    private Object boundUpdater;
     private INDArray votes;
     private long[] words;
     private SignPacker packer;
@@ -95,7 +93,10 @@ final class DLionWorker {
         this.round = round;
     }
 
-    /** Explicit binding for a model D-Lion is given directly (one model per process). */
+    /**
+     * Bind a model: each Lion updater block writes its vote into this worker's vote buffer. A model given
+     * directly (one model per process) is bound once; a ParallelWrapper replica when its thread starts.
+     */
     void bindModel(final Model model) {
         final BaseMultiLayerUpdater<?> updater;
         final INDArray gradients;
@@ -111,8 +112,8 @@ final class DLionWorker {
             throw new IllegalArgumentException("D-Lion trains a MultiLayerNetwork or a ComputationGraph, got " + model.getClass().getName());
         }
         allocate(gradients.length(), gradients);
-        gradientBuffer = rootBuffer(gradients);
-        explicitModel = true;
+        boundModel = model;
+        boundUpdater = updater;
         blocks.clear();
         for (final UpdaterBlock block : updater.getUpdaterBlocks()) {
             final GradientUpdater<?> gu = block.getGradientUpdater();
@@ -128,45 +129,16 @@ final class DLionWorker {
         }
     }
 
+    private static Object currentUpdater(final Model model) {
+        if (model instanceof MultiLayerNetwork) {
+            return ((MultiLayerNetwork) model).getUpdater(false);
+        }
+        return ((ComputationGraph) model).getUpdater(false);
+    }
+
     private static String refusal(final String updater, final long from, final long to) {
         return "D-Lion needs the Lion updater (io.dlion.Lion) on every layer with trainable parameters, but parameters ["
             + from + ", " + to + ") use " + updater + ": set .updater(new Lion(...)) on the network or those layers";
-    }
-
-    /**
-     * Binding through {@link ReplicaBinder}: the block's offset is its view's offset in the flat gradient
-     * buffer. An updater instance DL4J created anew for a block already bound replaces the old one.
-     *
-     * @return the vote target, or null when the view belongs to another model's gradients.
-     */
-    INDArray bindFromUpdater(final LionUpdater updater, final INDArray gradientView) {
-        final DataBuffer original = rootBuffer(gradientView);
-        if (gradientBuffer == null) {
-            allocate(original.length(), gradientView);
-            gradientBuffer = original;
-        } else if (gradientBuffer != original) {
-            return null;
-        }
-        final long start = gradientView.offset();
-        final long end = start + gradientView.length();
-        final Iterator<Block> it = blocks.iterator();
-        while (it.hasNext()) {
-            final Block b = it.next();
-            if (b.start < end && start < b.end) {
-                b.updater.bindVoteTarget(null);
-                it.remove();
-            }
-        }
-        final INDArray target = votes.get(NDArrayIndex.interval(start, end));
-        updater.bindVoteTarget(target);
-        blocks.add(new Block(start, end, updater));
-        return target;
-    }
-
-    /** @return the buffer a (possibly view) array's data lives in. */
-    static DataBuffer rootBuffer(final INDArray array) {
-        final DataBuffer original = array.data().originalDataBuffer();
-        return original != null ? original : array.data();
     }
 
     /**
@@ -178,8 +150,8 @@ final class DLionWorker {
             b.updater.bindVoteTarget(null);
         }
         blocks.clear();
-        gradientBuffer = null;
-        explicitModel = false;
+        boundModel = null;
+        boundUpdater = null;
         pending = null;
     }
 
@@ -201,17 +173,15 @@ final class DLionWorker {
         this.epoch = epoch;
         this.skipStep = !fullGroup;
         if (votes == null || blocks.isEmpty()) {
-            throw new IllegalStateException("D-Lion found no Lion updater on this model: " + refusal("another updater", 0, update.length()));
+            throw new IllegalStateException("D-Lion worker " + exchange.workerId() + " has no model bound: build ParallelWrapper replicas with"
+                + " DLion.parallelWrapper(...) (it installs the trainer that binds them), or use DLion.attach for one model");
         }
         if (update.length() != votes.length()) {
             throw new IllegalStateException("update length " + update.length() + " != bound model length " + votes.length());
         }
-        long covered = 0;
-        for (final Block b : blocks) {
-            covered += b.end - b.start;
-        }
-        if (covered != votes.length() && !explicitModel) {
-            throw new IllegalStateException(refusal("another updater", 0, votes.length()) + " (Lion covers " + covered + " of " + votes.length() + ")");
+        if (currentUpdater(boundModel) != boundUpdater) {
+            throw new IllegalStateException("the model's updater was replaced after D-Lion bound it (its new Lion updaters do not vote):"
+                + " attach D-Lion to the model again");
         }
         if (skipStep) {
             stats.onSkippedStep();

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.dlion.vote.RoundResult;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;

@@ -3,6 +3,8 @@ package io.dlion.exchange;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
+import io.dlion.vote.RoundResult;
+
 /**
  * One worker's end of the vote: it submits its packed sign vote for a round and waits for that round's
  * result. Implementations: {@link InProcessVoteHub} (N workers in one JVM) and the Aeron client in
@@ -47,6 +49,30 @@ public interface VoteExchange extends AutoCloseable {
      */
     default List<JoinNotice> takeJoinNotices() {
         return List.of();
+    }
+
+    /**
+     * For the exchange of a worker that rejoins a running job (created to join, e.g. {@code join(true)} in the
+     * Aeron client's context): wait until the server names this worker's first round and its donor.
+     *
+     * @param timeoutMillis how long to wait at most.
+     * @return the notice naming this worker.
+     * @throws TimeoutException      when no notice arrived in time.
+     * @throws InterruptedException  when the waiting thread is interrupted.
+     * @throws UnsupportedOperationException when this exchange cannot rejoin a running job (the in-process hub).
+     */
+    default JoinNotice awaitJoin(final long timeoutMillis) throws TimeoutException, InterruptedException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot rejoin a running job");
+    }
+
+    /**
+     * Between rounds, while this worker does not vote (it waits for a hand-over): read and drop results it will not
+     * vote in, so that it does not hold up the others. Exchanges that buffer nothing do nothing.
+     *
+     * @return work done (frames read), 0 when there was nothing to do.
+     */
+    default int pollIdle() {
+        return 0;
     }
 
     /** @return counters of what went over the wire for this worker. */

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * The aggregation a server runs over the workers' packed sign votes: per-parameter counts of +1 votes
  * as bit planes ({@link VoteRule#AVERAGE}) and the majority vote with ties ({@link VoteRule#MAJORITY}).
  * <p>
- * Every array is in the packed layout of {@link io.dlion.exchange.RoundResult} (parameter {@code j} in word
+ * Every array is in the packed layout of {@link io.dlion.vote.RoundResult} (parameter {@code j} in word
  * {@code j >>> 6}); all word indices are absolute, so a chunk {@code [fromWord, toWord)} reads and writes
  * the same word indices of every array and chunks can be aggregated independently and in any order.
  * {@code votes[0 .. voterCount)} are the voters present in the round (any subset of the job's workers, in

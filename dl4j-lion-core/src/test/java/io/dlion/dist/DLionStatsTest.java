@@ -7,7 +7,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import io.dlion.exchange.ExchangeCounters;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.testing.TestBits;
 
 /** Alignment and tie rate of AVERAGE results against a plain loop over the raw votes, with one and with several voter counts. */

@@ -21,7 +21,7 @@ import io.dlion.aeron.AeronVoteExchange;
 import io.dlion.aeron.AggregationServer;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.ShardEndpoint;
-import io.dlion.aeron.SyntheticVotes;
+import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;

@@ -9,7 +9,7 @@ import org.nd4j.linalg.factory.Nd4j;
 
 import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.SignPacker;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 
 /**

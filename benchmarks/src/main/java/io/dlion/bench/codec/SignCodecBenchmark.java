@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.SignPacker;
-import io.dlion.exchange.RoundResult;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 
 /**

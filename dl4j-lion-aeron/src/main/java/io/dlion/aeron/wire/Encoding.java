@@ -6,7 +6,7 @@ package io.dlion.aeron.wire;
  * parameters (a whole number of 64-parameter words, fewer only at the end of the vector):
  * <ul>
  *   <li>{@link #SIGN_BITS}: {@link io.dlion.codec.SignEncoding}, {@code ceil(p / 8)} bytes, the packed layout of
- *       {@link io.dlion.exchange.RoundResult} (1 bit per parameter; little-endian words, the last word cut to
+ *       {@link io.dlion.vote.RoundResult} (1 bit per parameter; little-endian words, the last word cut to
  *       its bytes). Votes, and majority results with an odd number of voters.</li>
  *   <li>{@link #TERNARY}: {@link io.dlion.codec.TernaryEncoding}, majority results with an even number of voters
  *       (-1, 0, +1), base-3 packed five parameters per byte, {@code ceil(p / 5)} bytes (1.6 bits per parameter);

@@ -1,6 +1,0 @@
-/**
- * Fault injection for real runs: {@link io.dlion.aeron.fault.GarbageFrames}, seeded garbage that looks like a job's
- * traffic, whose every frame a server with a secret rejects under
- * {@link io.dlion.aeron.fault.GarbageFrames#GARBAGE_REASONS} (sent by {@code io.dlion.aeron.cli.GarbageMain}).
- */
-package io.dlion.aeron.fault;

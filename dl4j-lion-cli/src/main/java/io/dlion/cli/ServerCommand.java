@@ -1,0 +1,179 @@
+package io.dlion.cli;
+
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.AggregationServer;
+import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.ServerCounters;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a
+ * summary line of its counters every {@code --status-interval} seconds.
+ */
+@Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
+public final class ServerCommand implements Callable<Integer> {
+    private static final System.Logger LOG = System.getLogger(ServerCommand.class.getName());
+
+    @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
+    int job;
+
+    @Option(names = "--workers", required = true, description = "Number of workers that vote (1..64).")
+    int workers;
+
+    @Option(names = "--params", required = true, description = "Parameter count of the whole vector.")
+    long params;
+
+    @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
+    String rule;
+
+    @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
+    String shard;
+
+    @Option(names = "--shard-index", defaultValue = "0", description = "Index of this server's slice (default: ${DEFAULT-VALUE}).")
+    int shardIndex;
+
+    @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
+    int windowChunks;
+
+    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
+    long roundTimeoutMs;
+
+    @Option(names = "--min-voters", defaultValue = "0", description = "Quorum: a round whose deadline passes with fewer votes is aborted"
+        + " (default: a majority of --workers).")
+    int minVoters;
+
+    @Option(names = "--status-interval", defaultValue = "10", description = "Seconds between summary lines, 0 for none (default: ${DEFAULT-VALUE}).")
+    int statusInterval;
+
+    @Mixin
+    TransportOptions transport;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final long from;
+        final long to;
+        if (shard == null) {
+            from = 0;
+            to = params;
+        } else {
+            final String[] parts = shard.split(":");
+            if (parts.length != 2) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--shard must be FROM:TO, got " + shard);
+            }
+            from = Long.parseLong(parts[0]);
+            to = Long.parseLong(parts[1]);
+        }
+        // SIGTERM / Ctrl-C: the hook releases the main thread and holds the JVM until the driver is closed, so that
+        // nothing reads the driver's memory-mapped files after they are unmapped
+        final CountDownLatch stop = new CountDownLatch(1);
+        final CountDownLatch closed = new CountDownLatch(1);
+        final Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                closed.await(10, TimeUnit.SECONDS);
+            } catch (final InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "dlion-server-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (AeronRuntime runtime = transport.launch()) {
+            final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+                .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
+                .shard(shardIndex).paramRange(from, to)
+                .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
+                .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
+                .chunkWords(transport.chunkWords).windowChunks(windowChunks)
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret()));
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
+            Thread status = null;
+            try {
+                AgentRunner.startOnThread(runner);
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + server.layout() + " votes=" + server.context().voteChannel()
+                    + " results=" + server.context().resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
+                System.out.flush();
+                if (statusInterval > 0) {
+                    status = new Thread(() -> printStatus(server.counters(), System.out), "dlion-server-status");
+                    status.setDaemon(true);
+                    status.start();
+                }
+                stop.await();
+            } finally {
+                // the status thread reads counters in the driver's memory-mapped file: stop it before anything closes
+                if (status != null) {
+                    status.interrupt();
+                    status.join(TimeUnit.SECONDS.toMillis(5));
+                }
+                CloseHelper.close(runner);
+                printLine(server.counters(), System.out);
+            }
+        } finally {
+            closed.countDown();
+        }
+        return 0;
+    }
+
+    static VoteRule parseRule(final String rule) {
+        switch (rule.toLowerCase(java.util.Locale.ROOT)) {
+            case "majority":
+            case "mavo":
+                return VoteRule.MAJORITY;
+            case "average":
+            case "avg":
+                return VoteRule.AVERAGE;
+            default:
+                throw new IllegalArgumentException("--rule must be majority or average, got " + rule);
+        }
+    }
+
+    private void printStatus(final ServerCounters counters, final PrintStream out) {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));
+            } catch (final InterruptedException ex) {
+                return;
+            }
+            printLine(counters, out);
+        }
+    }
+
+    private static void printLine(final ServerCounters counters, final PrintStream out) {
+        final StringBuilder sb = new StringBuilder("rounds=").append(counters.rounds().get())
+            .append(" voters=").append(counters.votersLastRound().get())
+            .append(" bytesIn=").append(counters.bytesIn().get())
+            .append(" bytesOut=").append(counters.bytesOut().get())
+            .append(" ties=").append(counters.ties().get())
+            .append(" aborted=").append(counters.roundsAbandoned().get())
+            .append(" dropped=").append(counters.workersDropped().get())
+            .append(" rejoined=").append(counters.workersRejoined().get())
+            .append(" joins=").append(counters.joinsAnnounced().get())
+            .append(" toldToRejoin=").append(counters.laggardsResynced().get())
+            .append(" rejected=").append(counters.rejectedTotal());
+        if (AeronRuntime.framesDropped() > 0) {
+            sb.append(" udpFramesDropped=").append(AeronRuntime.framesDropped()).append('/').append(AeronRuntime.framesReceived());
+        }
+        for (final RejectReason reason : RejectReason.values()) {
+            final long value = counters.rejected(reason).get();
+            if (value != 0) {
+                sb.append(' ').append(reason.label()).append('=').append(value);
+            }
+        }
+        out.println(sb);
+        out.flush();
+    }
+
+    /**
+     * @param args command line, see {@code --help}.
+     */
+}

@@ -1,0 +1,90 @@
+package io.dlion.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.AeronVoteExchange;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.vote.RoundResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}) for a number of
+ * rounds and prints one line per round: {@code round R voters V digest D millis T}. Any process can recompute
+ * the votes of every worker from the seed, so a run over real processes can be checked bit for bit.
+ */
+@Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")
+public final class SyntheticWorkerCommand implements Callable<Integer> {
+    @Option(names = "--job", required = true, description = "Job id.")
+    int job;
+
+    @Option(names = "--worker-id", required = true, description = "This worker, 0..workers-1.")
+    int workerId;
+
+    @Option(names = "--workers", required = true, description = "Number of workers.")
+    int workers;
+
+    @Option(names = "--params", required = true, description = "Parameter count.")
+    long params;
+
+    @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
+    String rule;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Rounds to run (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the votes (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--timeout-ms", defaultValue = "30000", description = "Round timeout (default: ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Option(names = "--round-pause-ms", defaultValue = "0", description = "Sleep between rounds, standing in for a training step (default: ${DEFAULT-VALUE}).")
+    long roundPauseMs;
+
+    @Option(names = "--connect-timeout-ms", defaultValue = "20000", description = "Connect timeout (default: ${DEFAULT-VALUE}).")
+    long connectTimeoutMs;
+
+    @Mixin
+    TransportOptions transport;
+
+    @Override
+    public Integer call() throws Exception {
+        final List<long[]> votes = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            votes.add(SyntheticVotes.vote(seed, r, workerId, params));
+        }
+        try (AeronRuntime runtime = transport.launch();
+            AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
+                .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
+                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(transport.secret())
+                .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
+                    transport.workerResultChannel(), transport.resultStream))))) {
+            for (int r = 0; r < rounds; r++) {
+                final long start = System.nanoTime();
+                exchange.submit(r, votes.get(r), params);
+                final RoundResult result = exchange.await(r, timeoutMs);
+                final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
+                System.out.println("round " + r + " voters " + result.voters() + " digest " + Long.toHexString(SyntheticVotes.digest(result))
+                    + " micros " + micros);
+                System.out.flush();
+                if (roundPauseMs > 0) {
+                    Thread.sleep(roundPauseMs);
+                }
+            }
+            System.out.println("bytesUp " + exchange.counters().bytesUp() + " bytesDown " + exchange.counters().bytesDown());
+        }
+        return 0;
+    }
+
+    /**
+     * @param args command line, see {@code --help}.
+     */
+}

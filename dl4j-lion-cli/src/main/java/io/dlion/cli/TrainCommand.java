@@ -1,0 +1,58 @@
+package io.dlion.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.dlion.cli.train.Sharing;
+import io.dlion.cli.train.TrainConfig;
+import io.dlion.cli.train.TrainConfigs;
+import io.dlion.cli.train.Trainer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code ./dlion train}: one training run, any sharing, any transport. The option names are a contract. */
+@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Train one configuration and write DIR/metrics.csv, DIR/accuracy_vs_epoch.png, DIR/accuracy_vs_bytes.png.",
+        "The last lines are 'params-sha256 worker=I HEX', one per worker."})
+public final class TrainCommand implements Callable<Integer> {
+
+    @Mixin
+    RunOptions opts = new RunOptions();
+
+    @Option(names = "--optimizer", description = "adamw or lion (default: ${DEFAULT-VALUE})")
+    String optimizer = "lion";
+
+    @Option(names = "--sharing", description = "none, dlion-mavo, dlion-avg or dl4j-threshold (default: ${DEFAULT-VALUE})")
+    String sharing = "none";
+
+    @Option(names = "--workers", description = "workers (threads in this JVM) (default: ${DEFAULT-VALUE})")
+    int workers = 1;
+
+    @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion (default: ${DEFAULT-VALUE})")
+    String transport = "inproc";
+
+    @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
+    double lr = Double.NaN;
+
+    @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
+    double weightDecay;
+
+    @Option(names = "--epoch-timeout", description = "seconds an epoch may take before the run is reported as hung (default: ${DEFAULT-VALUE})")
+    long epochTimeout = 1800;
+
+    @Option(names = "--hostile", description = "D-Lion: workers 0..K-1 send forged votes (robustness experiment) (default: ${DEFAULT-VALUE})")
+    int hostile;
+
+    @Option(names = "--hostile-mode", description = "invert (vote against the own sign) or random (default: ${DEFAULT-VALUE})")
+    String hostileMode = "invert";
+
+    @Override
+    public Integer call() throws Exception {
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, optimizer, Sharing.parse(sharing), workers, transport, opts.epochs, opts.batch,
+            lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
+        TrainConfigs.hostile(config, hostile, hostileMode);
+        new Trainer(config, System.out).run();
+        return 0;
+    }
+}

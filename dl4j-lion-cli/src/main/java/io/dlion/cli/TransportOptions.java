@@ -1,0 +1,109 @@
+package io.dlion.cli;
+
+import io.aeron.driver.ThreadingMode;
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
+import io.dlion.aeron.Configuration;
+import picocli.CommandLine.Option;
+
+/** Options shared by the server and worker commands: which driver, which channels. */
+final class TransportOptions {
+    @Option(names = "--aeron-dir", description = "Use the standalone media driver in this directory (default: an embedded driver).")
+    String aeronDir;
+
+    @Option(names = "--threading", defaultValue = "SHARED", description = "Threading mode of the embedded driver: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    ThreadingMode threading;
+
+    @Option(names = "--udp", paramLabel = "HOST:VOTE_PORT:CONTROL_PORT",
+        description = "UDP: votes to HOST:VOTE_PORT by unicast, results by MDC with control HOST:CONTROL_PORT (default: IPC).")
+    String udp;
+
+    @Option(names = "--local-host", defaultValue = "127.0.0.1", description = "Worker address results arrive on (UDP; default: ${DEFAULT-VALUE}).")
+    String localHost;
+
+    @Option(names = "--vote-channel", description = "Explicit vote channel (overrides --udp).")
+    String voteChannel;
+
+    @Option(names = "--result-channel", description = "Explicit result channel (overrides --udp).")
+    String resultChannel;
+
+    @Option(names = "--vote-stream", defaultValue = "" + Configuration.VOTE_STREAM_ID_DEFAULT, description = "Vote stream id (default: ${DEFAULT-VALUE}).")
+    int voteStream;
+
+    @Option(names = "--result-stream", defaultValue = "" + Configuration.RESULT_STREAM_ID_DEFAULT, description = "Result stream id (default: ${DEFAULT-VALUE}).")
+    int resultStream;
+
+    @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT, description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
+    int chunkWords;
+
+    @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes); HELLOs then carry its"
+        + " HMAC-SHA256 and the server refuses workers without it (default: no secret).")
+    java.nio.file.Path secretFile;
+
+    byte[] secret() {
+        if (secretFile == null) {
+            return null;
+        }
+        try {
+            return java.nio.file.Files.readAllBytes(secretFile);
+        } catch (final java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("cannot read --secret-file " + secretFile, ex);
+        }
+    }
+
+    @Option(names = "--loss-rate", defaultValue = "0", description = "Fault injection: fraction of received UDP data frames the embedded"
+        + " driver drops (Aeron's debug receive endpoint; default: ${DEFAULT-VALUE}).")
+    double lossRate;
+
+    AeronRuntime launch() {
+        final AeronRuntime.Context ctx = new AeronRuntime.Context()
+            .embeddedDriver(aeronDir == null)
+            .aeronDirectoryName(aeronDir)
+            .threadingMode(threading);
+        if (lossRate > 0) {
+            ctx.receiveLossRate(lossRate);
+        }
+        return AeronRuntime.launch(ctx);
+    }
+
+    String voteChannel() {
+        if (voteChannel != null) {
+            return voteChannel;
+        }
+        if (udp != null) {
+            final String[] parts = udpParts();
+            return Channels.udpVotes(parts[0], Integer.parseInt(parts[1]));
+        }
+        return Channels.ipc();
+    }
+
+    String serverResultChannel(final int workers) {
+        if (resultChannel != null) {
+            return resultChannel;
+        }
+        if (udp != null) {
+            final String[] parts = udpParts();
+            return Channels.udpResultsPublication(parts[0], Integer.parseInt(parts[2]), workers);
+        }
+        return Channels.ipc();
+    }
+
+    String workerResultChannel() {
+        if (resultChannel != null) {
+            return resultChannel;
+        }
+        if (udp != null) {
+            final String[] parts = udpParts();
+            return Channels.udpResultsSubscription(parts[0], Integer.parseInt(parts[2]), localHost);
+        }
+        return Channels.ipc();
+    }
+
+    private String[] udpParts() {
+        final String[] parts = udp.split(":");
+        if (parts.length != 3) {
+            throw new IllegalArgumentException("--udp must be HOST:VOTE_PORT:CONTROL_PORT, got " + udp);
+        }
+        return parts;
+    }
+}

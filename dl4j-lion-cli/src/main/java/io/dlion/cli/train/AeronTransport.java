@@ -1,0 +1,36 @@
+package io.dlion.cli.train;
+
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.LocalAeronJob;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+
+/** D-Lion votes over Aeron in this JVM: embedded media driver, aggregation server agent, one client per worker. */
+final class AeronTransport implements VoteTransport {
+    private final LocalAeronJob job;
+
+    private AeronTransport(final LocalAeronJob job) {
+        this.job = job;
+    }
+
+    static AeronTransport open(final boolean udp, final int workers, final VoteRule rule, final long params) {
+        return new AeronTransport(LocalAeronJob.launch(new LocalAeronJob.Context()
+            .jobId(1)
+            .workers(workers)
+            .paramCount(params)
+            .rule(rule)
+            .transport(udp ? LocalAeronJob.Transport.UDP : LocalAeronJob.Transport.IPC)
+            .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10))));
+    }
+
+    @Override
+    public VoteExchange exchange(final int id) {
+        return job.exchange(id);
+    }
+
+    @Override
+    public void close() {
+        job.close();
+    }
+}

@@ -1,0 +1,86 @@
+package io.dlion.cli.train;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.AeronVoteExchange;
+import io.dlion.aeron.Channels;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.exchange.JoinNotice;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+
+/**
+ * A worker process's link to an aggregation server on another host: its own embedded media driver, votes to
+ * {@code server:votePort} by UDP unicast, results from the server's multi-destination-cast publication
+ * (control {@code server:controlPort}) received on {@code localHost}.
+ */
+public final class RemoteTransport implements VoteTransport {
+    private final AeronRuntime runtime;
+    private final AeronVoteExchange.Context template;
+    private AeronVoteExchange exchange;
+
+    /**
+     * Where the server is and how this worker talks to it.
+     *
+     * @param job         job id the server was started with.
+     * @param workers     workers of the job.
+     * @param params      parameters of the model (the server's --params).
+     * @param rule        the server's rule.
+     * @param server      server host.
+     * @param votePort    server's vote port.
+     * @param controlPort server's result control port.
+     * @param localHost   this host's address the results arrive on.
+     * @param aeronDir    a standalone driver's directory, or null for an embedded driver.
+     * @param secret      the job's shared secret, or null when the server has none.
+     * @param lossRate    fault injection: fraction of received UDP data frames the embedded driver drops (0 = none).
+     * @param firstRound  the round this worker votes in first (a worker resuming from its checkpoint), else 0.
+     * @param join        true for a worker that rejoins the running job and waits for a donor's parameters.
+     */
+    public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
+        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join) {
+    }
+
+    /** @param s where the server is and how to reach it. */
+    public RemoteTransport(final Settings s) {
+        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
+        if (s.lossRate() > 0) {
+            runtimeCtx.receiveLossRate(s.lossRate());
+        }
+        this.runtime = AeronRuntime.launch(runtimeCtx);
+        this.template = new AeronVoteExchange.Context()
+            .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
+            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
+            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(s.server(), s.controlPort(), s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+    }
+
+    @Override
+    public synchronized VoteExchange exchange(final int id) {
+        if (exchange != null) {
+            throw new IllegalStateException("one worker per process");
+        }
+        exchange = new AeronVoteExchange(template.workerId(id));
+        return exchange;
+    }
+
+    @Override
+    public JoinNotice awaitJoin(final long timeoutMillis) throws Exception {
+        return exchange.awaitJoin(timeoutMillis);
+    }
+
+    @Override
+    public void pollIdle() {
+        exchange.pollIdle();
+    }
+
+    @Override
+    public void close() {
+        if (exchange != null) {
+            exchange.close();
+        }
+        runtime.close();
+    }
+}

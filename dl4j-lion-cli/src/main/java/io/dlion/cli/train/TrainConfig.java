@@ -1,0 +1,112 @@
+package io.dlion.cli.train;
+
+import io.dlion.testkit.HostileExchange;
+import java.nio.file.Path;
+
+/** The options of one training run, validated once; every error names its command-line option. */
+public final class TrainConfig {
+    /** Data sets the examples read. */
+    public enum Dataset { FASHION_MNIST, CIFAR10 }
+
+    /** Transports of the D-Lion votes. */
+    public enum Transport { INPROC, AERON_IPC, AERON_UDP }
+
+    Dataset dataset = Dataset.FASHION_MNIST;
+    Path dataDir;
+    String model = "mlp";
+    String optimizer = "lion";
+    Sharing sharing = Sharing.NONE;
+    int workers = 1;
+    Transport transport = Transport.INPROC;
+    int epochs = 2;
+    int batch = 128;
+    double lr = Double.NaN;
+    double weightDecay = 0;
+    long seed = 42;
+    int trainLimit;
+    int testLimit;
+    Path out;
+    long epochTimeoutSeconds = 1800;
+    boolean quiet;
+    /** Workers 0..hostile-1 send forged votes ({@link HostileExchange}); 0 = none. */
+    int hostile;
+    HostileExchange.Mode hostileMode = HostileExchange.Mode.INVERT;
+    /** Workers that train in this process (null: all of them). */
+    int[] localWorkers;
+    /** Transport to a remote aggregation server (null: the one of {@link #transport}, in this JVM). */
+    java.util.function.Supplier<VoteTransport> remote;
+    /** Rejoin, hand-over and checkpoint settings of a worker process (null: none). */
+    Recovery recovery;
+
+    /** @return the learning rate, or the default of the optimizer when none was given. */
+    double learningRate() {
+        if (!Double.isNaN(lr)) {
+            return lr;
+        }
+        return "lion".equals(optimizer) ? 3e-4 : 1e-3;
+    }
+
+    /** @return the batch each worker trains on: the global batch divided by the workers. */
+    int workerBatch() {
+        return sharing == Sharing.NONE ? batch : batch / workers;
+    }
+
+    TrainConfig validate() {
+        require(workers >= 1 && workers <= 64, "--workers must be in [1, 64], got " + workers);
+        require(epochs >= 1, "--epochs must be >= 1, got " + epochs);
+        require(batch >= 1, "--batch must be >= 1, got " + batch);
+        require(Double.isNaN(lr) || (lr > 0 && Double.isFinite(lr)), "--lr must be > 0, got " + lr);
+        require(weightDecay >= 0 && Double.isFinite(weightDecay), "--weight-decay must be >= 0, got " + weightDecay);
+        require(trainLimit >= 0, "--train-limit must be >= 0, got " + trainLimit);
+        require(testLimit >= 0, "--test-limit must be >= 0, got " + testLimit);
+        require(out != null, "--out is required");
+        require("lion".equals(optimizer) || "adamw".equals(optimizer), "--optimizer must be adamw or lion, got '" + optimizer + "'");
+        require(java.util.List.of("mlp", "cnn", "vit-tiny", "vit").contains(model), "--model must be mlp, cnn, vit-tiny or vit, got '" + model + "'");
+        if (sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG) {
+            require("lion".equals(optimizer), "--sharing " + sharing.cliName() + " needs --optimizer lion");
+        }
+        if (sharing == Sharing.NONE) {
+            require(workers == 1, "--sharing none trains one model: use --workers 1 (got " + workers + ")");
+        } else {
+            require(batch % workers == 0, "--batch must be a multiple of --workers (" + workers + "), got " + batch);
+        }
+        if (sharing != Sharing.DLION_MAVO && sharing != Sharing.DLION_AVG) {
+            require(transport == Transport.INPROC, "--transport applies to D-Lion sharing only");
+        }
+        require(hostile >= 0 && hostile < workers, "--hostile must be in [0, --workers), got " + hostile);
+        if (hostile > 0) {
+            require(sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG, "--hostile needs --sharing dlion-mavo or dlion-avg");
+            require(localWorkers == null, "--hostile applies to jobs whose workers all train in this JVM");
+        }
+        if (model.equals("vit") || dataset == Dataset.CIFAR10) {
+            require(dataset == Dataset.CIFAR10 && model.equals("vit"), "--model vit goes with --dataset cifar10 (and cifar10 with vit)");
+            require(dataDir != null, "--data-dir is required for cifar10");
+        }
+        return this;
+    }
+
+    private static void require(final boolean condition, final String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** @return a short name of the run for tables and plots. */
+    public String label() {
+        final String base = baseLabel();
+        return hostile == 0 ? base : base + ", " + hostile + " hostile (" + hostileMode.cliName() + ")";
+    }
+
+    private String baseLabel() {
+        switch (sharing) {
+            case NONE:
+                return "global " + ("lion".equals(optimizer) ? "Lion" : "AdamW");
+            case DLION_MAVO:
+                return "D-Lion MaVo x" + workers;
+            case DLION_AVG:
+                return "D-Lion Avg x" + workers;
+            default:
+                return "DL4J threshold x" + workers + " (" + ("lion".equals(optimizer) ? "Lion" : "AdamW") + ")";
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.dlion.cli.train;
+
+import io.dlion.testkit.HostileExchange;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** Builds a {@link TrainConfig} from command-line values; errors name the option. */
+public final class TrainConfigs {
+    private TrainConfigs() {
+    }
+
+    /** @return the validated configuration. */
+    public static TrainConfig of(final String dataset, final Path dataDir, final String model, final String optimizer, final Sharing sharing,
+        final int workers, final String transport, final int epochs, final int batch, final double lr, final double weightDecay, final long seed,
+        final int trainLimit, final int testLimit, final long epochTimeoutSeconds, final Path out) {
+        final TrainConfig c = new TrainConfig();
+        switch (dataset) {
+            case "fashion-mnist":
+                c.dataset = TrainConfig.Dataset.FASHION_MNIST;
+                break;
+            case "cifar10":
+                c.dataset = TrainConfig.Dataset.CIFAR10;
+                break;
+            default:
+                throw new IllegalArgumentException("--dataset must be fashion-mnist or cifar10, got '" + dataset + "'");
+        }
+        switch (transport) {
+            case "inproc":
+                c.transport = TrainConfig.Transport.INPROC;
+                break;
+            case "aeron-ipc":
+                c.transport = TrainConfig.Transport.AERON_IPC;
+                break;
+            case "aeron-udp":
+                c.transport = TrainConfig.Transport.AERON_UDP;
+                break;
+            default:
+                throw new IllegalArgumentException("--transport must be inproc, aeron-ipc or aeron-udp, got '" + transport + "'");
+        }
+        if (epochTimeoutSeconds < 1) {
+            throw new IllegalArgumentException("--epoch-timeout must be >= 1, got " + epochTimeoutSeconds);
+        }
+        c.dataDir = dataDir;
+        c.model = model.toLowerCase(Locale.ROOT);
+        c.optimizer = optimizer.toLowerCase(Locale.ROOT);
+        c.sharing = sharing;
+        c.workers = workers;
+        c.epochs = epochs;
+        c.batch = batch;
+        c.lr = lr;
+        c.weightDecay = weightDecay;
+        c.seed = seed;
+        c.trainLimit = trainLimit;
+        c.testLimit = testLimit;
+        c.epochTimeoutSeconds = epochTimeoutSeconds;
+        c.out = out;
+        return c.validate();
+    }
+
+    /**
+     * Make the first {@code workers} workers of a D-Lion run hostile (robustness experiments).
+     *
+     * @param config  a configuration from {@link #of}.
+     * @param workers how many workers forge their votes, in [0, --workers).
+     * @param mode    {@code invert} or {@code random}.
+     * @return the same configuration, validated again.
+     */
+    public static TrainConfig hostile(final TrainConfig config, final int workers, final String mode) {
+        config.hostile = workers;
+        config.hostileMode = HostileExchange.Mode.parse(mode);
+        return config.validate();
+    }
+}

@@ -1,0 +1,78 @@
+package io.dlion.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The {@code ./dlion train} contract: options, outputs, exit codes. Small runs on real Fashion-MNIST. */
+class TrainCommandTest {
+
+    private static String run(final int expectedExit, final String... args) {
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final StringWriter err = new StringWriter();
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            final CommandLine cli = DLionCli.commandLine();
+            cli.setErr(new PrintWriter(err, true));
+            final int exit = cli.execute(args);
+            assertEquals(expectedExit, exit, "exit code; stderr: " + err);
+        } finally {
+            System.setOut(stdout);
+        }
+        return captured.toString(StandardCharsets.UTF_8) + err;
+    }
+
+    @Test
+    void shouldWriteMetricsPlotsAndIdenticalHashesForDLion(@TempDir final Path out) throws Exception {
+        final String printed = run(0, "train", "--dataset", "fashion-mnist", "--model", "mlp", "--optimizer", "lion", "--sharing", "dlion-mavo",
+            "--workers", "3", "--transport", "inproc", "--epochs", "2", "--batch", "48", "--lr", "1e-3", "--train-limit", "960",
+            "--test-limit", "200", "--out", out.toString());
+        final List<String> csv = Files.readAllLines(out.resolve("metrics.csv"));
+        assertEquals("epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s", csv.get(0));
+        assertEquals(3, csv.size());
+        final String[] last = csv.get(2).split(",");
+        assertEquals("2", last[0]);
+        assertEquals("40", last[1], "960 examples / 3 workers / 16 per worker = 20 rounds per epoch");
+        final long params = Long.parseLong(last[6]);
+        assertEquals(784 * 256 + 256 + 256 * 10 + 10, params);
+        assertEquals(40L * 3 * ((params + 7) / 8), Long.parseLong(last[4]), "1 bit per parameter per round per worker up");
+        assertEquals(40L * 3 * ((params + 7) / 8), Long.parseLong(last[5]), "odd N: 1 bit per parameter down");
+        assertTrue(Files.size(out.resolve("accuracy_vs_epoch.png")) > 1000);
+        assertTrue(Files.size(out.resolve("accuracy_vs_bytes.png")) > 1000);
+
+        final Matcher m = Pattern.compile("params-sha256 worker=(\\d) ([0-9a-f]{64})").matcher(printed);
+        String hash = null;
+        int workers = 0;
+        while (m.find()) {
+            hash = hash == null ? m.group(2) : hash;
+            assertEquals(hash, m.group(2), "worker " + m.group(1) + " differs");
+            workers++;
+        }
+        assertEquals(3, workers, printed);
+    }
+
+    @Test
+    void shouldRejectBadOptionsWithOneLineAndExitCodeTwo(@TempDir final Path out) {
+        assertTrue(run(2, "train", "--sharing", "gossip", "--out", out.toString()).contains("--sharing"));
+        assertTrue(run(2, "train", "--workers", "0", "--sharing", "dlion-mavo", "--out", out.toString()).contains("--workers"));
+        assertTrue(run(2, "train", "--workers", "three", "--out", out.toString()).contains("--workers"));
+        assertTrue(run(2, "train", "--sharing", "dlion-avg", "--workers", "2", "--optimizer", "adamw", "--out", out.toString()).contains("--sharing"));
+        assertTrue(run(2, "train", "--transport", "carrier-pigeon", "--out", out.toString()).contains("--transport"));
+        assertTrue(run(2, "train", "--epochs", "1").contains("--out"));
+    }
+}

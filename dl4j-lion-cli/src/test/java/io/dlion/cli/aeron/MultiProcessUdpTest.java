@@ -1,0 +1,115 @@
+package io.dlion.cli.aeron;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.AggregationServer;
+import io.dlion.aeron.Channels;
+import io.dlion.cli.DLionCli;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.TestPorts;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Workers in separate JVM processes (each with its own embedded media driver) against a server in this JVM,
+ * over UDP on 127.0.0.1: every worker's result digest equals the digest of a naive vote computed here.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class MultiProcessUdpTest {
+    private static final int JOB = 4242;
+    private static final long SEED = 17;
+
+    private AeronRuntime runtime;
+    private AgentRunner serverRunner;
+    private final List<Process> processes = new ArrayList<>();
+    private final AtomicReference<Throwable> serverError = new AtomicReference<>();
+
+    @AfterEach
+    void tearDown() {
+        for (final Process process : processes) {
+            process.destroyForcibly();
+        }
+        CloseHelper.closeAll(serverRunner, runtime);
+        assertNull(serverError.get(), "server agent error");
+    }
+
+    @Test
+    void shouldMatchNaiveVoteWithWorkersInSeparateProcesses() throws Exception {
+        final int n = 3;
+        final long params = 200_003;
+        final int rounds = 3;
+        final int votePort = TestPorts.freeUdpPort();
+        final int controlPort = TestPorts.freeUdpPort();
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
+            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)));
+        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
+        AgentRunner.startOnThread(serverRunner);
+
+        for (int i = 0; i < n; i++) {
+            final List<String> command = new ArrayList<>(List.of(
+                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"),
+                DLionCli.class.getName(), "vote-worker",
+                "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
+                "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
+                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+            processes.add(new ProcessBuilder(command).redirectErrorStream(true).start());
+        }
+
+        final List<String> expected = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            final long[][] votes = new long[n][];
+            for (int i = 0; i < n; i++) {
+                votes[i] = SyntheticVotes.vote(SEED, r, i, params);
+            }
+            expected.add(Long.toHexString(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, VoteRule.MAJORITY))));
+        }
+
+        for (final Process process : processes) {
+            final List<String> digests = new ArrayList<>();
+            final StringBuilder output = new StringBuilder();
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    output.append(line).append('\n');
+                    final String[] parts = line.split(" ");
+                    if (parts.length >= 6 && parts[0].equals("round")) {
+                        assertEquals(Integer.toString(n), parts[3], "voters: " + line);
+                        digests.add(parts[5]);
+                    }
+                }
+            } catch (final IOException ex) {
+                throw new IllegalStateException(output.toString(), ex);
+            }
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
+            assertEquals(0, process.exitValue(), output.toString());
+            assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds=" + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
+        }
+        assertEquals(rounds, server.counters().rounds().get());
+        assertEquals(0, server.counters().rejectedTotal());
+    }
+}

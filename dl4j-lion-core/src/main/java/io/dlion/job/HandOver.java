@@ -1,0 +1,43 @@
+package io.dlion.job;
+
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+
+import io.dlion.dist.DLionAccumulator;
+import io.dlion.dist.DLionCheckpoint;
+import io.dlion.exchange.JoinNotice;
+
+/**
+ * How a worker that (re)joins a running job gets the job's parameters from a live worker, its donor.
+ * <p>
+ * Call order: the server names the joining worker's first round R and a donor ({@link JoinNotice}); the donor's
+ * {@link DLionJob} calls {@link #give} between the steps of rounds R − 1 and R, while the joining worker's job
+ * waits in {@link #take} for exactly that hand-over. Implementations: {@link DirectoryHandOver} (a directory every
+ * worker can reach); others can carry the checkpoint over the network.
+ */
+public interface HandOver {
+
+    /**
+     * Donor side: hand over the parameters the donor holds at the start of {@code notice.round()}.
+     *
+     * @param notice      the joining worker, its first round (the donor's current round) and this donor.
+     * @param accumulator the donor's accumulator; its model holds the parameters.
+     * @return where the hand-over went, for the log.
+     * @throws IOException when it could not be written.
+     */
+    String give(JoinNotice notice, DLionAccumulator accumulator) throws IOException;
+
+    /**
+     * Joining side: wait for the donor's hand-over.
+     *
+     * @param notice        the server's notice naming this worker, its first round and its donor.
+     * @param timeoutMillis longest wait.
+     * @param idle          run while waiting (keeps the exchange polled so the others are not held up).
+     * @return the donor's parameters as of the start of {@code notice.round()}.
+     * @throws IOException          when it could not be read.
+     * @throws TimeoutException     when the donor's hand-over did not come in time.
+     * @throws InterruptedException when interrupted.
+     */
+    DLionCheckpoint take(JoinNotice notice, long timeoutMillis, Runnable idle)
+        throws IOException, TimeoutException, InterruptedException;
+}

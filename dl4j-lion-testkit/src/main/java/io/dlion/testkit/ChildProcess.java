@@ -1,0 +1,147 @@
+package io.dlion.testkit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * One JVM of a fault run (server, worker or garbage sender) on this JVM's class path and flags: its output goes to a
+ * log file and is kept, line by line, for the run to read.
+ */
+public final class ChildProcess {
+    private final String name;
+    private final Process process;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final List<Long> times = new CopyOnWriteArrayList<>();
+    private final Thread reader;
+
+    private ChildProcess(final String name, final Process process, final Path log) throws IOException {
+        this.name = name;
+        this.process = process;
+        final PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
+        this.reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                 PrintWriter out = file) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    times.add(System.nanoTime());
+                    lines.add(line);
+                    out.println(line);
+                }
+            } catch (final IOException ignored) {
+                // the process died: its output ends here
+            }
+        }, "fault-run-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * @param name      for logs and messages.
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @param heap      the child's -Xmx, e.g. "2g".
+     * @param log       file the child's output (stdout and stderr) is written to.
+     * @return the running child.
+     */
+    public static ChildProcess start(final String name, final String mainClass, final List<String> args, final String heap, final Path log)
+        throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dorg.bytedeco") || flag.startsWith("-Djava.io.tmpdir")) {
+                command.add(flag);
+            }
+        }
+        command.add("-Xmx" + heap);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        return new ChildProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), log);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** @return every line printed so far. */
+    public List<String> lines() {
+        return lines;
+    }
+
+    /** @return the last line printed so far that matches, or null. */
+    public String lastLine(final Predicate<String> match) {
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (match.test(lines.get(i))) {
+                return lines.get(i);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param afterNs  a {@link System#nanoTime()}.
+     * @param match    which lines.
+     * @return the {@link System#nanoTime()} at which the first matching line after {@code afterNs} was read, or -1.
+     */
+    public long timeOfFirstLine(final long afterNs, final Predicate<String> match) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (times.get(i) - afterNs > 0 && match.test(lines.get(i))) {
+                return times.get(i);
+            }
+        }
+        return -1;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL, as a crash: no shutdown hook runs. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+        reader.join(5_000);
+    }
+
+    /**
+     * SIGTERM and wait for the exit (the shutdown hooks print final lines).
+     *
+     * @return the exit code.
+     */
+    public int stop() throws InterruptedException {
+        // the handle's destroy sends SIGTERM and leaves the output pipe open; Process.destroy() would close it and lose
+        // what the shutdown hooks print
+        process.toHandle().destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(5_000);
+        return process.exitValue();
+    }
+
+    /**
+     * @param timeoutSeconds how long to wait.
+     * @return the exit code, or -1 when the process was still running and has been killed.
+     */
+    public int await(final long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            kill();
+            return -1;
+        }
+        reader.join(5_000);
+        return process.exitValue();
+    }
+}

@@ -1,0 +1,78 @@
+package io.dlion.testkit;
+
+import java.util.SplittableRandom;
+
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.vote.RoundResult;
+
+/**
+ * Seeded random sign votes for system runs and benchmarks (no model needed), and a digest of a result so
+ * separate processes can compare what they applied. Worker {@code w} of round {@code r} always votes the
+ * same words for the same seed, so any process can recompute every worker's vote.
+ */
+public final class SyntheticVotes {
+    private SyntheticVotes() {
+    }
+
+    /**
+     * @param seed   of the run.
+     * @param round  round number.
+     * @param worker worker id.
+     * @param params parameter count.
+     * @return packed votes with zero padding bits.
+     */
+    public static long[] vote(final long seed, final long round, final int worker, final long params) {
+        final SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + round * 257 + worker);
+        final int words = (int)((params + 63) >>> 6);
+        final long[] vote = new long[words];
+        for (int w = 0; w < words; w++) {
+            vote[w] = random.nextLong();
+        }
+        vote[words - 1] &= ChunkLayout.lastWordMask(params);
+        return vote;
+    }
+
+    /**
+     * @param result of a round.
+     * @return a 64-bit FNV-1a digest over the voter mask, every result word (sign, tie or count planes) and, when an
+     *     AVERAGE result has several segments, their start words and voter counts.
+     */
+    public static long digest(final RoundResult result) {
+        long hash = 0xcbf29ce484222325L;
+        hash = mix(hash, result.voterMask());
+        if (result.sign() != null) {
+            hash = mix(hash, result.sign());
+        }
+        if (result.tie() != null) {
+            hash = mix(hash, result.tie());
+        }
+        if (result.countPlanes() != null) {
+            for (final long[] plane : result.countPlanes()) {
+                hash = mix(hash, plane);
+            }
+        }
+        if (result.segmentCount() > 1) {
+            for (int s = 0; s < result.segmentCount(); s++) {
+                hash = mix(hash, ((long) result.segmentStartWord(s) << 32) | result.segmentVoters(s));
+            }
+        }
+        return hash;
+    }
+
+    private static long mix(final long start, final long[] words) {
+        long hash = start;
+        for (final long word : words) {
+            hash = mix(hash, word);
+        }
+        return hash;
+    }
+
+    private static long mix(final long start, final long word) {
+        long hash = start;
+        for (int i = 0; i < 8; i++) {
+            hash ^= (word >>> (i * 8)) & 0xFF;
+            hash *= 0x100000001b3L;
+        }
+        return hash;
+    }
+}

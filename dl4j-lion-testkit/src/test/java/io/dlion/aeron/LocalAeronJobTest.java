@@ -1,0 +1,136 @@
+package io.dlion.aeron;
+
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.testkit.NaiveVote;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.vote.RoundResult;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The one-JVM facade: N worker threads each create and use their exchange; results equal a naive vote. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class LocalAeronJobTest {
+    private ExecutorService pool;
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        if (pool != null) {
+            pool.shutdownNow();
+            pool.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "IPC, MAJORITY, 1, 3, 50003",
+        "UDP, MAJORITY, 1, 3, 50003",
+        "IPC, MAJORITY, 2, 4, 150000",
+        "IPC, AVERAGE, 1, 3, 20001"
+    })
+    void shouldMatchNaiveVoteFromWorkerThreads(final LocalAeronJob.Transport transport, final VoteRule rule, final int shards, final int n,
+        final long params) throws Exception {
+        final int rounds = 3;
+        try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
+            .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).shards(shards))) {
+            pool = Executors.newFixedThreadPool(n);
+            final List<Future<List<RoundResult>>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                final int id = i;
+                futures.add(pool.submit(() -> {
+                    final VoteExchange exchange = job.exchange(id);
+                    assertEquals(id, exchange.workerId());
+                    assertEquals(n, exchange.workers());
+                    final List<RoundResult> results = new ArrayList<>();
+                    for (int r = 0; r < rounds; r++) {
+                        exchange.submit(r, SyntheticVotes.vote(3, r, id, params), params);
+                        results.add(exchange.await(r, 10_000));
+                    }
+                    return results;
+                }));
+            }
+            final List<List<RoundResult>> all = new ArrayList<>();
+            for (final Future<List<RoundResult>> future : futures) {
+                all.add(future.get(20, TimeUnit.SECONDS));
+            }
+            for (int r = 0; r < rounds; r++) {
+                final long[][] votes = new long[n][];
+                for (int i = 0; i < n; i++) {
+                    votes[i] = SyntheticVotes.vote(3, r, i, params);
+                }
+                NaiveVote.assertMatches(votes, params, rule, all.get(0).get(r));
+                for (int i = 1; i < n; i++) {
+                    assertEquals(SyntheticVotes.digest(all.get(0).get(r)), SyntheticVotes.digest(all.get(i).get(r)), "worker " + i + " round " + r);
+                }
+            }
+            assertEquals(shards, job.shards().size());
+            for (int s = 0; s < shards; s++) {
+                assertEquals(rounds, job.serverCounters(s).rounds().get(), "rounds of shard " + s);
+                assertEquals(0, job.serverCounters(s).rejectedTotal(), "rejected by shard " + s);
+            }
+            assertNull(job.serverError());
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondExchangeForOneWorkerAndIdsOutOfRange() {
+        final LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(6).workers(1).paramCount(1000));
+        try {
+            final VoteExchange exchange = job.exchange(0);
+            assertThrows(IllegalStateException.class, () -> job.exchange(0));
+            assertThrows(IllegalArgumentException.class, () -> job.exchange(1));
+            assertThrows(IllegalArgumentException.class, () -> job.exchange(-1));
+            exchange.submit(0, new long[16], 1000);
+            final long[] sign = assertDoesNotTimeOut(exchange);
+            assertArrayEquals(new long[16], sign, "a single worker voting -1 everywhere gets -1 everywhere");
+            job.close();
+            assertThrows(IllegalStateException.class, () -> job.exchange(0));
+        } finally {
+            job.close();
+        }
+    }
+
+    @Test
+    void shouldNameTheWrongFieldOnConclude() {
+        assertMessage("jobId", new LocalAeronJob.Context().workers(1).paramCount(10));
+        assertMessage("workers", new LocalAeronJob.Context().jobId(1).workers(0).paramCount(10));
+        assertMessage("workers", new LocalAeronJob.Context().jobId(1).workers(65).paramCount(10));
+        assertMessage("paramCount", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(0));
+        assertMessage("shards", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(64_000).shards(2));
+        assertMessage("roundTimeoutNs", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).roundTimeoutNs(0));
+        assertMessage("chunkWords", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).chunkWords(7));
+        assertMessage("aeronDirectoryName", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).embeddedDriver(false));
+        assertThrows(NullPointerException.class, () -> new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).transport(null).conclude());
+    }
+
+    private static long[] assertDoesNotTimeOut(final VoteExchange exchange) {
+        try {
+            final RoundResult result = exchange.await(0, 10_000);
+            assertEquals(1, result.voters());
+            return result.sign();
+        } catch (final Exception ex) {
+            throw new AssertionError(ex);
+        }
+    }
+
+    private static void assertMessage(final String field, final LocalAeronJob.Context ctx) {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, ctx::conclude);
+        assertTrue(ex.getMessage().startsWith(field), ex.getMessage());
+    }
+}
