@@ -5,13 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import io.dlion.testkit.FaultPlan;
-import io.dlion.testkit.FaultRun;
 import io.dlion.cli.train.EpochMetrics;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
+import io.dlion.testkit.FaultPlan;
+import io.dlion.testkit.FaultRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,6 +1,5 @@
 package io.dlion.cli;
 
-import io.dlion.testkit.Frames;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -11,15 +10,16 @@ import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.testkit.Frames;
 import io.dlion.testkit.GarbageFrames;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.CountersReader;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code dlion garbage}: fault injection for a real run. Sends {@link GarbageFrames} (seeded mutations of frames that look

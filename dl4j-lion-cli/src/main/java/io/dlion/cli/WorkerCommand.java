@@ -5,13 +5,13 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import io.dlion.aeron.RejoinRequiredException;
-import io.dlion.dist.DLionCheckpoint;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
+import io.dlion.dist.DLionCheckpoint;
 import io.dlion.vote.VoteRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

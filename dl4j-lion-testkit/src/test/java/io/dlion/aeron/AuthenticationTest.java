@@ -1,9 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
-import io.dlion.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -11,8 +7,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.testkit.Await;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;

@@ -1,7 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -9,6 +7,8 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.codec.DeltaApplier;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

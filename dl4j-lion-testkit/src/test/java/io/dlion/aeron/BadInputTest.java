@@ -1,8 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
-import io.dlion.testkit.Await;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -14,11 +11,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
-import io.dlion.testkit.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.testkit.Await;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.GarbageFrames;
+import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

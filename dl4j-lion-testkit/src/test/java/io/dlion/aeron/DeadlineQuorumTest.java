@@ -1,9 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
-import io.dlion.testkit.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -13,11 +9,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
-import io.dlion.testkit.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.codec.DeltaApplier;
-import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.testkit.Await;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.GarbageFrames;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

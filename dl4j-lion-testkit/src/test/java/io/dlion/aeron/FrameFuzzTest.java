@@ -1,8 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
-import io.dlion.testkit.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -13,8 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
-import io.dlion.testkit.GarbageFrames;
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.testkit.Await;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.GarbageFrames;
+import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

@@ -1,7 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,8 +9,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.exchange.JoinNotice;
-import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.TestPorts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -13,6 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.Aeron;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

@@ -1,9 +1,5 @@
 package io.dlion.aeron;
 
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.Frames;
-import io.dlion.testkit.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +8,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.dlion.testkit.Await;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

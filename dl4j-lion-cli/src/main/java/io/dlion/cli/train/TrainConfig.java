@@ -1,7 +1,8 @@
 package io.dlion.cli.train;
 
-import io.dlion.testkit.HostileExchange;
 import java.nio.file.Path;
+
+import io.dlion.testkit.HostileExchange;
 
 /** The options of one training run, validated once; every error names its command-line option. */
 public final class TrainConfig {

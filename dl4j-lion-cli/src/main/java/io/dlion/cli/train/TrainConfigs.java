@@ -1,8 +1,9 @@
 package io.dlion.cli.train;
 
-import io.dlion.testkit.HostileExchange;
 import java.nio.file.Path;
 import java.util.Locale;
+
+import io.dlion.testkit.HostileExchange;
 
 /** Builds a {@link TrainConfig} from command-line values; errors name the option. */
 public final class TrainConfigs {

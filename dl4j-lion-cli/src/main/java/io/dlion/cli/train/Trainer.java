@@ -1,6 +1,5 @@
 package io.dlion.cli.train;
 
-import io.dlion.testkit.HostileExchange;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -19,8 +18,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 import io.dlion.Lion;
-import io.dlion.dist.DLionAccumulator;
-import io.dlion.dist.DLionCheckpoint;
 import io.dlion.cli.Models;
 import io.dlion.cli.data.Cifar10;
 import io.dlion.cli.data.Cifar10Augment;
@@ -28,8 +25,10 @@ import io.dlion.cli.data.FashionMnist;
 import io.dlion.cli.vit.ViT;
 import io.dlion.cli.vit.ViTConfig;
 import io.dlion.exchange.ExchangeCounters;
-import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.job.DLionJob;
+import io.dlion.job.DirectoryHandOver;
+import io.dlion.testkit.HostileExchange;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
 import org.deeplearning4j.nn.api.Model;
@@ -54,6 +53,8 @@ import org.nd4j.linalg.learning.config.IUpdater;
 public final class Trainer {
     private final TrainConfig config;
     private final PrintStream out;
+    private Progress progress;
+    private int progressEpoch;
 
     public Trainer(final TrainConfig config, final PrintStream out) {
         this.config = config.validate();
@@ -192,105 +193,82 @@ public final class Trainer {
         }
         header(models.get(0));
         final List<DataSet> allShards = shard(train, n);
-        final List<DataSet> shards = new ArrayList<>();
-        final List<UnaryOperator<DataSet>> augmentations = new ArrayList<>();
-        for (final int id : local) {
-            shards.add(allShards.get(id));
-            augmentations.add(augmentation(id));
+        // every worker runs the same number of rounds: the smallest shard decides (all workers know all shard sizes)
+        int shortest = Integer.MAX_VALUE;
+        for (final DataSet s : allShards) {
+            shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
         }
+        final int stepsPerEpoch = shortest;
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(k);
+        final List<DLionJob> jobs = new ArrayList<>();
         try (VoteTransport transport = config.remote != null ? config.remote.get()
             : VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
             final List<ExchangeCounters> counters = new ArrayList<>();
-            final List<DLionAccumulator> accumulators = new ArrayList<>();
-            final List<VoteExchange> reals = new ArrayList<>();
-            long startRound = 0;
             final List<Future<VoteExchange>> connecting = new ArrayList<>();
             for (final int id : local) {
                 connecting.add(pool.submit(() -> transport.exchange(id)));
             }
+            final double[] loss = new double[k];
+            final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
             for (int i = 0; i < k; i++) {
                 final VoteExchange real = connecting.get(i).get(120, TimeUnit.SECONDS);
                 final VoteExchange exchange = local[i] < config.hostile
                     ? new HostileExchange(real, config.hostileMode, config.seed * 7919 + local[i]) : real;
                 counters.add(exchange.counters());
-                reals.add(real);
-                final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
-                final Recovery recovery = config.recovery;
-                if (recovery != null && recovery.rejoin()) {
-                    final DLionAccumulator acc = rejoin(transport, local[i], exchange, timeoutMs);
-                    models.set(i, acc.model());
-                    accumulators.add(acc);
-                    startRound = acc.round();
-                } else if (recovery != null && recovery.resume()) {
-                    final DLionCheckpoint own = DLionCheckpoint.read(recovery.checkpointOf(local[i]));
-                    final DLionAccumulator acc = own.resume(exchange, timeoutMs);
-                    models.set(i, acc.model());
-                    accumulators.add(acc);
-                    startRound = acc.round();
-                    out.printf("worker %d resumed from %s at round %d%n", local[i], own.file(), startRound);
-                } else {
-                    accumulators.add(DLionAccumulator.forModel(models.get(i), exchange, timeoutMs));
-                }
-            }
-            final long start = System.nanoTime();
-            long rounds = 0;
-            // every worker runs the same number of rounds: the smallest shard decides (all workers know all shard sizes)
-            int shortest = Integer.MAX_VALUE;
-            for (final DataSet s : allShards) {
-                shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
-            }
-            final int stepsPerEpoch = shortest;
-            final int startEpoch = (int) (startRound / stepsPerEpoch) + 1;
-            final int startStep = (int) (startRound % stepsPerEpoch);
-            for (int epoch = 1; epoch < startEpoch; epoch++) {
-                // a worker that resumes later in the job shuffles its shard as it would have: the same batches from here on
-                for (int i = 0; i < k; i++) {
-                    shards.get(i).shuffle(config.seed + 1000L * epoch + local[i]);
-                }
-            }
-            final List<List<JoinNotice>> notices = new ArrayList<>();
-            for (int i = 0; i < k; i++) {
-                notices.add(new ArrayList<>());
-            }
-            for (int epoch = startEpoch; epoch <= config.epochs; epoch++) {
-                final List<List<DataSet>> batches = new ArrayList<>();
-                for (int i = 0; i < k; i++) {
-                    shards.get(i).shuffle(config.seed + 1000L * epoch + local[i]);
-                    batches.add(shards.get(i).batchBy(config.workerBatch()));
-                }
-                final int firstStep = epoch == startEpoch ? startStep : 0;
-                final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet).startAt(firstStep);
-                final double[] loss = new double[k];
-                final List<Future<?>> running = new ArrayList<>();
-                for (int i = 0; i < k; i++) {
-                    final int w = i;
-                    final UnaryOperator<DataSet> augment = augmentations.get(w);
-                    running.add(pool.submit(() -> {
-                        for (int s = firstStep; s < stepsPerEpoch; s++) {
-                            fit(models.get(w), augment.apply(batches.get(w).get(s)));
-                            loss[w] += models.get(w).score();
-                            if (config.recovery != null) {
-                                afterStep(local[w], reals.get(w), accumulators.get(w), notices.get(w));
-                            }
+                final ShardIterator shard = new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i],
+                    augmentation(local[i]));
+                final int w = i;
+                final Progress[] progress = new Progress[1];
+                final DLionJob.Builder builder = DLionJob.builder(models.get(i), shard, exchange)
+                    .epochs(config.epochs).roundsPerEpoch(stepsPerEpoch).roundTimeoutMillis(timeoutMs)
+                    .listener(new DLionJob.Listener() {
+                        @Override
+                        public void onRound(final DLionJob job, final double score) {
+                            loss[w] += score;
                             if (w == 0) {
-                                progress.step(models.get(0).score(), sum(counters, true), sum(counters, false));
+                                progress(job, stepsPerEpoch).step(score, sum(counters, true), sum(counters, false));
                             }
                         }
-                        return null;
-                    }));
+
+                        @Override
+                        public void onEvent(final String message) {
+                            out.println(message);
+                        }
+                    });
+                final Recovery recovery = config.recovery;
+                if (recovery != null) {
+                    builder.rejoin(recovery.rejoin()).resume(recovery.resume());
+                    if (recovery.syncDir() != null) {
+                        builder.handOver(new DirectoryHandOver(recovery.syncDir()));
+                    }
+                    if (recovery.checkpointDir() != null) {
+                        builder.checkpoints(recovery.checkpointDir(), recovery.checkpointEvery());
+                    }
+                }
+                final DLionJob job = builder.build();
+                jobs.add(job);
+                models.set(i, job.model());
+            }
+            final long start = System.nanoTime();
+            while (!jobs.get(0).done()) {
+                final int epoch = jobs.get(0).epoch();
+                final long firstRound = jobs.get(0).round();
+                java.util.Arrays.fill(loss, 0);
+                final List<Future<?>> running = new ArrayList<>();
+                for (final DLionJob job : jobs) {
+                    running.add(pool.submit(job::fitEpoch));
                 }
                 awaitAll(running, epoch);
-                rounds = (long) epoch * stepsPerEpoch;
+                final long rounds = (long) epoch * stepsPerEpoch;
                 double meanLoss = 0;
                 for (final double l : loss) {
-                    meanLoss += l / (stepsPerEpoch - firstStep) / k;
+                    meanLoss += l / (rounds - firstRound) / k;
                 }
                 metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start));
             }
-            for (final DLionAccumulator acc : accumulators) {
-                acc.close();
+            for (final DLionJob job : jobs) {
+                job.close();
             }
         } finally {
             pool.shutdownNow();
@@ -301,58 +279,13 @@ public final class Trainer {
         return metrics;
     }
 
-    /**
-     * This worker restarts in a running job: the server names its first round R and a donor, the donor writes its
-     * parameters as of the start of round R to the sync directory, and this worker continues from them with zero
-     * momentum (a fresh worker's; its old momentum belonged to parameters the job has left).
-     */
-    private DLionAccumulator rejoin(final VoteTransport transport, final int id, final VoteExchange exchange, final long timeoutMs)
-        throws Exception {
-        final JoinNotice notice = transport.awaitJoin(timeoutMs);
-        if (notice.donor() < 0) {
-            throw new IllegalStateException("worker " + id + ": the server named no live worker to take the parameters from");
+    /** @return the progress line of the epoch the job is in (one per epoch, started at the round it resumed from). */
+    private Progress progress(final DLionJob job, final int stepsPerEpoch) {
+        if (progress == null || progressEpoch != job.epoch()) {
+            progressEpoch = job.epoch();
+            progress = new Progress(out, job.epoch(), stepsPerEpoch, config.quiet).startAt((int) (job.round() - 1) % stepsPerEpoch);
         }
-        final Path file = config.recovery.handoverOf(id, notice.round());
-        out.printf("worker %d rejoins at round %d: waiting for worker %d's parameters in %s%n", id, notice.round(), notice.donor(), file);
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!Files.exists(file)) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("worker " + id + ": donor worker " + notice.donor() + " did not write " + file + " within "
-                    + timeoutMs + " ms (is --sync-dir the same directory on every worker?)");
-            }
-            transport.pollIdle();
-            Thread.sleep(1);
-        }
-        final DLionAccumulator acc = DLionCheckpoint.read(file).rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, timeoutMs);
-        out.printf("worker %d took worker %d's parameters of round %d (momentum zero)%n", id, notice.donor(), acc.round());
-        return acc;
-    }
-
-    /** Between steps: hand the job's parameters to a rejoining worker when this worker is its donor; write checkpoints. */
-    private void afterStep(final int id, final VoteExchange exchange, final DLionAccumulator acc, final List<JoinNotice> pending) {
-        final Recovery recovery = config.recovery;
-        final long round = acc.round();
-        pending.addAll(exchange.takeJoinNotices());
-        for (final java.util.Iterator<JoinNotice> it = pending.iterator(); it.hasNext();) {
-            final JoinNotice n = it.next();
-            if (n.donor() != id) {
-                it.remove();
-            } else if (recovery.syncDir() == null) {
-                out.printf("worker %d: worker %d rejoins and this worker is its donor, but has no --sync-dir%n", id, n.worker());
-                it.remove();
-            } else if (n.round() == round) {
-                final Path file = recovery.handoverOf(n.worker(), round);
-                DLionCheckpoint.write(file, acc.model(), acc);
-                out.printf("worker %d handed worker %d the parameters of round %d: %s%n", id, n.worker(), round, file);
-                it.remove();
-            } else if (n.round() < round) {
-                out.printf("worker %d: missed the hand-over to worker %d at round %d (now at %d)%n", id, n.worker(), n.round(), round);
-                it.remove();
-            }
-        }
-        if (recovery.checkpointEvery() > 0 && round % recovery.checkpointEvery() == 0) {
-            DLionCheckpoint.write(recovery.checkpointOf(id), acc.model(), acc);
-        }
+        return progress;
     }
 
     private List<EpochMetrics> runThreshold(final DataSet train, final DataSet test) throws Exception {

@@ -1,10 +1,5 @@
 package io.dlion.cli.aeron;
 
-import io.dlion.cli.DLionCli;
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.TestPorts;
-import io.dlion.testkit.Frames;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -17,6 +12,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.cli.DLionCli;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;

@@ -1,13 +1,5 @@
 package io.dlion.cli.aeron;
 
-import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AggregationServer;
-import io.dlion.aeron.Channels;
-import io.dlion.cli.DLionCli;
-import io.dlion.testkit.SyntheticVotes;
-import io.dlion.testkit.NaiveVote;
-import io.dlion.testkit.TestPorts;
-import io.dlion.testkit.Frames;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -20,6 +12,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.AggregationServer;
+import io.dlion.aeron.Channels;
+import io.dlion.cli.DLionCli;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.testkit.SyntheticVotes;
+import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;

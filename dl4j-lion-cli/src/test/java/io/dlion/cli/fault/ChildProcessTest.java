@@ -1,10 +1,10 @@
 package io.dlion.cli.fault;
 
-import io.dlion.testkit.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.dlion.testkit.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

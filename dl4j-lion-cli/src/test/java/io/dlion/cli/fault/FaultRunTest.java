@@ -1,7 +1,5 @@
 package io.dlion.cli.fault;
 
-import io.dlion.testkit.FaultRun;
-import io.dlion.testkit.FaultPlan;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +8,8 @@ import io.dlion.cli.train.EpochMetrics;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
+import io.dlion.testkit.FaultPlan;
+import io.dlion.testkit.FaultRun;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,12 +1,5 @@
 package io.dlion.cli.train;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import io.dlion.testkit.HostileExchange;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,8 +14,9 @@ import io.dlion.Lion;
 import io.dlion.dist.DLionAccumulator;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.InProcessVoteHub;
-import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.testkit.HostileExchange;
+import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
@@ -38,6 +32,12 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostileExchangeTest {

@@ -1,0 +1,102 @@
+package io.dlion.cli.train;
+
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.dataset.api.DataSetPreProcessor;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+
+/**
+ * One worker's shard as the {@link io.dlion.job.DLionJob} reads it: the k-th {@link #reset()} shuffles the shard
+ * with seed {@code seed + 1000 k + worker} (in place, so the order of epoch k depends on every earlier one) and cuts it
+ * into batches; {@link #next()} applies the training augmentation. The order therefore depends only on how often the
+ * iterator was reset, which is what lets a resumed or rejoining worker see the batches of the run that never stopped.
+ */
+final class ShardIterator implements DataSetIterator {
+    private static final long serialVersionUID = 1L;
+    private final transient DataSet shard;
+    private final int batch;
+    private final long seed;
+    private final int worker;
+    private final transient UnaryOperator<DataSet> augment;
+    private transient List<DataSet> batches = List.of();
+    private int epoch;
+    private int cursor;
+    private transient DataSetPreProcessor preProcessor;
+
+    ShardIterator(final DataSet shard, final int batch, final long seed, final int worker, final UnaryOperator<DataSet> augment) {
+        this.shard = shard;
+        this.batch = batch;
+        this.seed = seed;
+        this.worker = worker;
+        this.augment = augment;
+    }
+
+    @Override
+    public void reset() {
+        epoch++;
+        shard.shuffle(seed + 1000L * epoch + worker);
+        batches = shard.batchBy(batch);
+        cursor = 0;
+    }
+
+    @Override
+    public boolean hasNext() {
+        return cursor < batches.size();
+    }
+
+    @Override
+    public DataSet next() {
+        final DataSet b = augment.apply(batches.get(cursor++));
+        if (preProcessor != null) {
+            preProcessor.preProcess(b);
+        }
+        return b;
+    }
+
+    @Override
+    public DataSet next(final int num) {
+        throw new UnsupportedOperationException("batches are cut at reset");
+    }
+
+    @Override
+    public int inputColumns() {
+        return (int) shard.getFeatures().size(1);
+    }
+
+    @Override
+    public int totalOutcomes() {
+        return (int) shard.getLabels().size(1);
+    }
+
+    @Override
+    public boolean resetSupported() {
+        return true;
+    }
+
+    @Override
+    public boolean asyncSupported() {
+        return false;
+    }
+
+    @Override
+    public int batch() {
+        return batch;
+    }
+
+    @Override
+    public void setPreProcessor(final DataSetPreProcessor preProcessor) {
+        this.preProcessor = preProcessor;
+    }
+
+    @Override
+    public DataSetPreProcessor getPreProcessor() {
+        return preProcessor;
+    }
+
+    @Override
+    public List<String> getLabels() {
+        return null;
+    }
+}
