@@ -86,16 +86,12 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
 
-    @Override
-    public Integer call() throws Exception {
-        final VoteRule voteRule;
-        if ("majority".equals(rule)) {
-            voteRule = VoteRule.MAJORITY;
-        } else if ("average".equals(rule)) {
-            voteRule = VoteRule.AVERAGE;
-        } else {
-            throw new IllegalArgumentException("--rule must be majority or average, got '" + rule + "'");
-        }
+    /**
+     * Every check of the options, without training.
+     *
+     * @return the training configuration the options give.
+     */
+    TrainConfig config() {
         if (workerId < 0 || workerId >= workers) {
             throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
         }
@@ -105,10 +101,30 @@ public final class WorkerCommand implements Callable<Integer> {
         if (awaitTimeoutSeconds < 1) {
             throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
         }
-        final Recovery recovery = new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume).validate();
-        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
-            voteRule == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed,
-            opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+        recovery().validate();
+        return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
+            voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr,
+            weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+    }
+
+    private VoteRule voteRule() {
+        if ("majority".equals(rule)) {
+            return VoteRule.MAJORITY;
+        } else if ("average".equals(rule)) {
+            return VoteRule.AVERAGE;
+        }
+        throw new IllegalArgumentException("--rule must be majority or average, got '" + rule + "'");
+    }
+
+    private Recovery recovery() {
+        return new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final TrainConfig config = config();
+        final VoteRule voteRule = voteRule();
+        final Recovery recovery = recovery().validate();
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
         final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;
