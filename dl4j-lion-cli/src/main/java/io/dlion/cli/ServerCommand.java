@@ -1,6 +1,7 @@
 package io.dlion.cli;
 
 import java.io.PrintStream;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -9,14 +10,15 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.AggregationServer;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.ServerCounters;
+import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a
@@ -29,8 +31,14 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
     int job;
 
-    @Option(names = "--workers", required = true, description = "Number of workers that vote (1..64).")
-    int workers;
+    @Option(names = "--workers", description = "Number of workers that vote (1..64) (default: the scheduler's: SLURM_NTASKS, WORLD_SIZE,"
+        + " OMPI_COMM_WORLD_SIZE).")
+    Integer workersFlag;
+
+    /** The environment the scheduler set; a test gives its own. */
+    Map<String, String> env = System.getenv();
+
+    private int workers;
 
     @Option(names = "--params", required = true, description = "Parameter count of the whole vector.")
     long params;
@@ -62,6 +70,14 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        final Placement placement = Placement.fromEnvironment(env);
+        workers = placement.workersOr(workersFlag);
+        if (transport.udp == null && transport.voteChannel == null && placement.serverHost() != null) {
+            // under a scheduler the server listens where the workers look for it: rank 0's host (and MASTER_PORT)
+            final int port = placement.serverPort() > 0 ? placement.serverPort() : WorkerCommand.DEFAULT_VOTE_PORT;
+            transport.udp = placement.serverHost() + ":" + port + ":" + (port + 1);
+            System.out.println("server for " + workers + " workers on UDP " + transport.udp + " (scheduler variables: " + placement.sources() + ")");
+        }
         final long from;
         final long to;
         if (shard == null) {

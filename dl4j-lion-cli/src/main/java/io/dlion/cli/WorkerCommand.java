@@ -1,5 +1,10 @@
 package io.dlion.cli;
 
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -12,7 +17,9 @@ import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
+import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,21 +31,24 @@ import picocli.CommandLine.Option;
 @Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
     description = "One D-Lion training worker over Aeron UDP to a remote './dlion server'.")
 public final class WorkerCommand implements Callable<Integer> {
+    /** The server's vote port when neither --vote-port nor MASTER_PORT gives one (the server's --udp default too). */
+    static final int DEFAULT_VOTE_PORT = 40123;
 
     @Mixin
     RunOptions opts = new RunOptions();
 
-    @Option(names = "--server", required = true, description = "server host")
-    String server;
+    @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
+    String serverFlag;
 
-    @Option(names = "--vote-port", description = "server vote port (default: ${DEFAULT-VALUE})")
-    int votePort = 40123;
+    @Option(names = "--vote-port", description = "server vote port (default: MASTER_PORT, else 40123)")
+    Integer votePortFlag;
 
-    @Option(names = "--control-port", description = "server result control port (default: ${DEFAULT-VALUE})")
-    int controlPort = 40124;
+    @Option(names = "--control-port", description = "server result control port (default: the vote port + 1)")
+    Integer controlPortFlag;
 
-    @Option(names = "--local-host", required = true, description = "this host's address the results arrive on")
-    String localHost;
+    @Option(names = "--local-host", description = "this host's address the results arrive on (default: the address of the route to the"
+        + " server)")
+    String localHostFlag;
 
     @Option(names = "--aeron-dir", description = "standalone media driver directory (default: embedded driver)")
     String aeronDir;
@@ -46,11 +56,23 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--job", description = "job id, as given to the server (default: ${DEFAULT-VALUE})")
     int job = 1;
 
-    @Option(names = "--worker-id", required = true, description = "this worker, 0..workers-1")
-    int workerId;
+    @Option(names = "--worker-id", description = "this worker, 0..workers-1 (default: the scheduler's rank: SLURM_PROCID, RANK,"
+        + " OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX)")
+    Integer workerIdFlag;
 
-    @Option(names = "--workers", required = true, description = "workers of the job")
-    int workers;
+    @Option(names = "--workers", description = "workers of the job (default: the scheduler's: SLURM_NTASKS, WORLD_SIZE, OMPI_COMM_WORLD_SIZE)")
+    Integer workersFlag;
+
+    /** The environment the scheduler set; a test gives its own. */
+    Map<String, String> env = System.getenv();
+
+    private String server;
+    private int votePort;
+    private int controlPort;
+    private String localHost;
+    private int workerId;
+    private int workers;
+    private int localRank = -1;
 
     @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
     String rule = "majority";
@@ -92,6 +114,7 @@ public final class WorkerCommand implements Callable<Integer> {
      * @return the training configuration the options give.
      */
     TrainConfig config() {
+        place();
         if (workerId < 0 || workerId >= workers) {
             throw new IllegalArgumentException("--worker-id must be in [0, " + workers + "), got " + workerId);
         }
@@ -105,6 +128,32 @@ public final class WorkerCommand implements Callable<Integer> {
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
             voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr,
             weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+    }
+
+    /** Flags first, then the scheduler's variables (a conflict between two of them is an error naming both). */
+    private void place() {
+        final Placement placement = Placement.fromEnvironment(env);
+        workers = placement.workersOr(workersFlag);
+        workerId = placement.rankOr(workerIdFlag);
+        server = placement.serverHostOr(serverFlag);
+        votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
+        controlPort = controlPortFlag != null ? controlPortFlag : votePort + 1;
+        localHost = localHostFlag != null ? localHostFlag : routeTo(server, votePort);
+        localRank = placement.localRank();
+        if (!placement.sources().isEmpty()) {
+            System.out.println("worker " + workerId + " of " + workers + ", server " + server + ":" + votePort + " (scheduler variables: "
+                + placement.sources() + ")");
+        }
+    }
+
+    /** @return this host's address on the route to the server (a UDP socket's local address once connected; nothing is sent). */
+    static String routeTo(final String host, final int port) {
+        try (DatagramSocket socket = new DatagramSocket()) {
+            socket.connect(new InetSocketAddress(host, port));
+            return socket.getLocalAddress().getHostAddress();
+        } catch (final IOException | RuntimeException e) {
+            throw new IllegalArgumentException("--local-host is not given and no route to the server " + host + " was found: " + e.getMessage(), e);
+        }
     }
 
     private VoteRule voteRule() {
@@ -125,6 +174,11 @@ public final class WorkerCommand implements Callable<Integer> {
         final TrainConfig config = config();
         final VoteRule voteRule = voteRule();
         final Recovery recovery = recovery().validate();
+        if (localRank >= 0 && Nd4j.getAffinityManager().getNumberOfDevices() > 1) {
+            // one process per GPU: the local rank picks the device (ND4J binds devices per thread)
+            config.device = localRank % Nd4j.getAffinityManager().getNumberOfDevices();
+            Nd4j.getAffinityManager().unsafeSetDevice(config.device);
+        }
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
         final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;

@@ -21,6 +21,8 @@ public final class TrainConfig {
     Transport transport = Transport.INPROC;
     int epochs = 2;
     int batch = 128;
+    /** The ND4J device the training threads use (one process per GPU: the local rank), or -1 for ND4J's choice. */
+    public int device = -1;
     double lr = Double.NaN;
     double weightDecay = 0;
     long seed = 42;

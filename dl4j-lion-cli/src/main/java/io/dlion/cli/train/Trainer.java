@@ -257,7 +257,12 @@ public final class Trainer {
                 java.util.Arrays.fill(loss, 0);
                 final List<Future<?>> running = new ArrayList<>();
                 for (final DLionJob job : jobs) {
-                    running.add(pool.submit(job::fitEpoch));
+                    running.add(pool.submit(() -> {
+                        if (config.device >= 0) {
+                            Nd4j.getAffinityManager().unsafeSetDevice(config.device);
+                        }
+                        return job.fitEpoch();
+                    }));
                 }
                 awaitAll(running, epoch);
                 final long rounds = (long) epoch * stepsPerEpoch;

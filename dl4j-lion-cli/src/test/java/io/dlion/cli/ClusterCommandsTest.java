@@ -1,0 +1,177 @@
+package io.dlion.cli;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.dlion.testkit.TestPorts;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The server and worker command lines of {@code docs/cluster.md} — the Slurm batch script, the torchrun-style
+ * commands and the Kubernetes manifest's containers — run on localhost with only the variables the scheduler would
+ * set (no rank or address flags), and every worker ends with the same parameters.
+ */
+class ClusterCommandsTest {
+    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
+    private static final int WORKERS = 4;
+    private static final List<String> SMALL = List.of("--train-limit", "1280", "--test-limit", "200");
+    private final List<Process> processes = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void tearDown() {
+        for (final Process p : processes) {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void shouldRunTheSlurmScriptsCommandsWithSlurmsVariables() throws Exception {
+        final String script = block("bash", "#SBATCH");
+        final List<String> server = command(line(script, "./dlion server"));
+        final Matcher srun = Pattern.compile("srun bash -c '(.*)'").matcher(script);
+        assertTrue(srun.find(), "the srun line");
+        final Map<String, String> job = Map.of("SLURM_NTASKS", "" + WORKERS, "SLURM_JOB_NODELIST", "localhost", "SLURM_JOB_ID", "77");
+        final Map<String, String> batchStep = new HashMap<>(job);
+        batchStep.put("SLURM_PROCID", "0");
+        start(server, batchStep);
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(job);
+            task.put("SLURM_PROCID", "" + i);
+            task.put("SLURM_LOCALID", "" + i % 2);
+            workers.add(start(with(command(srun.group(1).replace("$SLURM_PROCID", "" + i)), SMALL), task));
+        }
+        assertSameParameters(workers);
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void shouldRunTheTorchrunStyleCommandsWithTheirVariables() throws Exception {
+        final String commands = block("bash", "--out runs/worker-$RANK");
+        final int port = TestPorts.freeUdpPort();
+        final Map<String, String> env = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "" + port);
+        final Map<String, String> rank0 = new HashMap<>(env);
+        rank0.put("RANK", "0");
+        start(command(line(commands, "./dlion server")), rank0);
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(env);
+            task.put("RANK", "" + i);
+            task.put("LOCAL_RANK", "" + i);
+            workers.add(start(with(command(line(commands, "./dlion worker").replace("$RANK", "" + i)), SMALL), task));
+        }
+        assertSameParameters(workers);
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void shouldRunTheKubernetesContainersWithTheJobCompletionIndex() throws Exception {
+        final String manifest = block("yaml", "completionMode: Indexed");
+        final List<List<String>> args = new ArrayList<>();
+        final Matcher m = Pattern.compile("args: \\[(.*)\\]").matcher(manifest);
+        while (m.find()) {
+            final List<String> a = new ArrayList<>(List.of("./dlion"));
+            for (final String quoted : m.group(1).split(",\\s*")) {
+                a.add(quoted.trim().replaceAll("^\"|\"$", ""));
+            }
+            args.add(a);
+        }
+        assertEquals(2, args.size(), "the server's and the workers' container args");
+        start(args.get(0), Map.of());
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            // the Service name resolves to the server pod; on one machine that is loopback
+            final List<String> worker = new ArrayList<>(args.get(1));
+            final String out = dir.resolve("runs-" + i).toString();
+            worker.replaceAll(a -> a.equals("dlion-server") ? "127.0.0.1" : a.equals("/runs") ? out : a);
+            workers.add(start(with(worker, SMALL), Map.of("JOB_COMPLETION_INDEX", "" + i)));
+        }
+        assertSameParameters(workers);
+    }
+
+    private static void assertSameParameters(final List<Process> workers) throws Exception {
+        final Set<String> hashes = new LinkedHashSet<>();
+        for (final Process w : workers) {
+            assertTrue(w.waitFor(4, TimeUnit.MINUTES), "worker finished");
+            final String out = new String(w.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, w.exitValue(), out);
+            assertTrue(out.contains("scheduler variables"), "placed by the scheduler's variables: " + out);
+            final Matcher m = HASH.matcher(out);
+            assertTrue(m.find(), "params-sha256 line: " + out);
+            hashes.add(m.group(2));
+        }
+        assertEquals(1, hashes.size(), "every worker ends with the same parameters: " + hashes);
+    }
+
+    /** @return the first fenced block of the language in docs/cluster.md that contains the marker. */
+    private static String block(final String language, final String marker) throws IOException {
+        final Matcher m = Pattern.compile("```" + language + "\\n(.*?)```", Pattern.DOTALL).matcher(Files.readString(Path.of("../docs/cluster.md")));
+        while (m.find()) {
+            if (m.group(1).contains(marker)) {
+                return m.group(1);
+            }
+        }
+        return null;
+    }
+
+    private static String line(final String block, final String start) {
+        for (final String l : block.split("\n")) {
+            if (l.startsWith(start)) {
+                return l.replaceAll("\\s*&\\s*$", "");
+            }
+        }
+        throw new AssertionError("no line starting with " + start + " in\n" + block);
+    }
+
+    private static List<String> command(final String line) {
+        return List.of(line.trim().split("\\s+"));
+    }
+
+    private static List<String> with(final List<String> command, final List<String> more) {
+        final List<String> all = new ArrayList<>(command);
+        all.addAll(more);
+        return all;
+    }
+
+    /** Starts {@code ./dlion <args>} as the launcher does, in the temporary directory, with only these scheduler variables. */
+    private Process start(final List<String> command, final Map<String, String> env) throws IOException {
+        final List<String> java = new ArrayList<>();
+        java.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-")) {
+                java.add(flag);
+            }
+        }
+        java.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), DLionCli.class.getName()));
+        java.addAll(command.subList(1, command.size()));
+        final ProcessBuilder pb = new ProcessBuilder(java).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("OMPI_") || Set.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
+            "MASTER_ADDR", "MASTER_PORT", "JOB_COMPLETION_INDEX").contains(k));
+        pb.environment().putAll(env);
+        final Process p = pb.start();
+        processes.add(p);
+        return p;
+    }
+}
