@@ -1,7 +1,6 @@
 package io.dlion.cli;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.dlion.testkit.CliProcesses;
 import io.dlion.testkit.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,16 +33,14 @@ class ClusterCommandsTest {
     private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
     private static final int WORKERS = 4;
     private static final List<String> SMALL = List.of("--train-limit", "1280", "--test-limit", "200");
-    private final List<Process> processes = new ArrayList<>();
+    private final CliProcesses processes = new CliProcesses();
 
     @TempDir
     Path dir;
 
     @AfterEach
     void tearDown() {
-        for (final Process p : processes) {
-            p.destroyForcibly();
-        }
+        processes.close();
     }
 
     @Test
@@ -155,23 +153,7 @@ class ClusterCommandsTest {
         return all;
     }
 
-    /** Starts {@code ./dlion <args>} as the launcher does, in the temporary directory, with only these scheduler variables. */
     private Process start(final List<String> command, final Map<String, String> env) throws IOException {
-        final List<String> java = new ArrayList<>();
-        java.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-")) {
-                java.add(flag);
-            }
-        }
-        java.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), DLionCli.class.getName()));
-        java.addAll(command.subList(1, command.size()));
-        final ProcessBuilder pb = new ProcessBuilder(java).directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("OMPI_") || Set.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "MASTER_ADDR", "MASTER_PORT", "JOB_COMPLETION_INDEX").contains(k));
-        pb.environment().putAll(env);
-        final Process p = pb.start();
-        processes.add(p);
-        return p;
+        return processes.start(dir, command, env);
     }
 }

@@ -1,7 +1,6 @@
 package io.dlion.cli;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.dlion.testkit.CliProcesses;
 import io.dlion.testkit.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,16 +36,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReadmeCommandsTest {
     private static final Pattern BASH_BLOCK = Pattern.compile("```bash\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
-    private final List<Process> processes = new ArrayList<>();
+    private final CliProcesses processes = new CliProcesses();
 
     @TempDir
     Path dir;
 
     @AfterEach
     void tearDown() {
-        for (final Process p : processes) {
-            p.destroyForcibly();
-        }
+        processes.close();
     }
 
     @Test
@@ -144,20 +142,7 @@ class ReadmeCommandsTest {
         args.replaceAll(a -> a.equals(from) ? to : a);
     }
 
-    /** Starts {@code ./dlion <args>} as the launcher does (its JVM flags, this classpath), in the temporary directory. */
     private Process start(final List<String> command) throws IOException {
-        final List<String> java = new ArrayList<>();
-        java.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-")) {
-                java.add(flag);
-            }
-        }
-        java.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), DLionCli.class.getName()));
-        java.addAll(command.subList(1, command.size()));
-        final Process p = new ProcessBuilder(java).directory(dir.toFile()).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
-        processes.add(p);
-        return p;
+        return processes.start(dir, command, Map.of());
     }
 }
