@@ -188,7 +188,6 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         if (single != null || byThread.containsKey(Thread.currentThread())) {
             return;
         }
-
         final int id = nextWorker.getAndIncrement();
         if (id >= workers) {
             throw new IllegalStateException("more replica threads than the " + workers + " workers this accumulator was built for");

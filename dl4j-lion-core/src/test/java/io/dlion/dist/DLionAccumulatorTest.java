@@ -218,6 +218,19 @@ class DLionAccumulatorTest {
     }
 
     @Test
+    void shouldRefuseToTrainAfterTheModelsUpdaterWasReplaced() {
+        final InProcessVoteHub hub = new InProcessVoteHub(1, VoteRule.MAJORITY, 1000);
+        final MultiLayerNetwork net = new MultiLayerNetwork(mlp(0.01, 0.02, 0.0));
+        net.init();
+        DLion.attach(net, hub.exchange(0));
+        net.fit(batch(0));
+        // a new updater: its Lion updaters are not bound and would train this worker alone
+        net.setUpdater(org.deeplearning4j.nn.updater.UpdaterCreator.getUpdater(net));
+        final IllegalStateException e = assertThrows(IllegalStateException.class, () -> net.fit(batch(1)));
+        assertTrue(e.getMessage().contains("replaced"), e.getMessage());
+    }
+
+    @Test
     void shouldReportRoundsAndBytesInStats() throws Exception {
         final InProcessVoteHub hub = new InProcessVoteHub(1, VoteRule.MAJORITY, 1000);
         final MultiLayerNetwork net = new MultiLayerNetwork(mlp(0.01, 0.02, 0.0));
