@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
 import io.dlion.aeron.fault.GarbageFrames;
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;

@@ -21,6 +21,8 @@ import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.dlion.aeron.cli.GarbageMain;
 import io.dlion.aeron.fault.GarbageFrames;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

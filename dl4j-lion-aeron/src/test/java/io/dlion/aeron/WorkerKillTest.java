@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.dlion.aeron.cli.WorkerMain;
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;

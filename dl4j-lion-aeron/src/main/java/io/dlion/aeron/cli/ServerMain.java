@@ -6,17 +6,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AggregationServer;
 import io.dlion.aeron.RejectReason;
-import io.dlion.aeron.ServerCounters;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a

@@ -1,10 +1,12 @@
-package io.dlion.aeron;
+package io.dlion.aeron.server;
 
 import java.util.EnumMap;
 import java.util.Map;
 
 import io.aeron.Aeron;
 import io.aeron.Counter;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.RejectReason;
 import org.agrona.CloseHelper;
 
 /**
