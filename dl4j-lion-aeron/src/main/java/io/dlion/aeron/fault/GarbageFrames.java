@@ -60,7 +60,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * When the server has a secret ({@code AggregationServer.Context.secret}), every frame sent from an Aeron session whose
  * HELLO the server never accepted is rejected under one of {@link #GARBAGE_REASONS}, so a fault run can check that the
  * server's rejections under those reasons equal the frames sent, and that no other reason moved. The order of the
- * checks in {@code AggregationServer.handle} and {@code onHello} is why:
+ * checks in {@code AggregationServer.handle}, {@code Membership.onHello} and {@code AggregationServer.onVote} is why:
  * <ol>
  *   <li>fragmented, or shorter than the 32-byte header: {@code malformed};</li>
  *   <li>magic or version: {@code bad-version};</li>
