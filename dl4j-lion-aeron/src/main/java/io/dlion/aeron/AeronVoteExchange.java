@@ -19,10 +19,13 @@ import io.aeron.logbuffer.Header;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.ResultChunkFlyweight;
+import io.dlion.aeron.wire.VoteChunkFlyweight;
 import io.dlion.codec.DownlinkEncoding;
-import io.dlion.codec.SignEncoding;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
@@ -73,8 +76,11 @@ public final class AeronVoteExchange implements VoteExchange {
 
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     private final WorkerCounters counters;
-    private final MessageHeaderFlyweight outHeader = new MessageHeaderFlyweight();
+    private final HelloFlyweight helloOut = new HelloFlyweight();
+    private final VoteChunkFlyweight voteOut = new VoteChunkFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
+    private final ResultChunkFlyweight resultIn = new ResultChunkFlyweight();
+    private final JoinNoticeFlyweight noticeIn = new JoinNoticeFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
 
     private long nextRound;
@@ -545,26 +551,17 @@ public final class AeronVoteExchange implements VoteExchange {
         }
 
         boolean sendHello() {
-            final int bodyLength = credentials == null ? 0 : HelloCredentials.BODY_LENGTH;
-            final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
+            final int length = HelloFlyweight.length(credentials != null);
+            final long result = publication.tryClaim(length, bufferClaim);
             if (result < 0) {
                 offerFailed(result, this);
                 return false;
             }
-            outHeader.wrap(bufferClaim.buffer(), bufferClaim.offset())
-                .writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
-                .jobId(ctx.jobId)
-                .round(joining ? MessageHeaderFlyweight.JOIN_ROUND : nextRound)
-                .chunkWordOffset(layout.fromWord())
-                .chunkWords(0)
-                .workerId(ctx.workerId)
-                .shard(endpoint.shard())
-                .paramCount(ctx.paramCount);
-            if (credentials != null) {
-                credentials.sign(bufferClaim.buffer(), bufferClaim.offset(), nonces.nextLong(), ctx.epochClock.time());
-            }
+            helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(ctx.jobId, joining ? HelloFlyweight.JOIN_ROUND : nextRound,
+                layout.fromWord(), ctx.workerId, endpoint.shard(), ctx.paramCount, credentials, credentials == null ? 0 : nonces.nextLong(),
+                credentials == null ? 0 : ctx.epochClock.time());
             bufferClaim.commit();
-            counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(bodyLength));
+            counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
             return true;
         }
 
@@ -573,27 +570,16 @@ public final class AeronVoteExchange implements VoteExchange {
             while (nextChunk < layout.chunkCount()) {
                 final int words = layout.wordsOf(nextChunk);
                 final int wordOffset = layout.wordOffset(nextChunk);
-                final int bodyLength = Encoding.bodyLength(Encoding.SIGN_BITS, words, layout.paramsOf(wordOffset, words), 1);
-                final long result = publication.tryClaim(MessageHeaderFlyweight.HEADER_LENGTH + bodyLength, bufferClaim);
+                final int length = VoteChunkFlyweight.length(layout.paramsOf(wordOffset, words));
+                final long result = publication.tryClaim(length, bufferClaim);
                 if (result < 0) {
                     offerFailed(result, this);
                     break;
                 }
-                final MutableDirectBuffer buffer = bufferClaim.buffer();
-                final int body = outHeader.wrap(buffer, bufferClaim.offset())
-                    .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
-                    .jobId(ctx.jobId)
-                    .round(submittedRound)
-                    .chunkWordOffset(wordOffset)
-                    .chunkWords(words)
-                    .workerId(ctx.workerId)
-                    .shard(endpoint.shard())
-                    .voterMask(0)
-                    .bodyOffset();
-                SignEncoding.INSTANCE.encode(voteView, ctx.paramCount, wordOffset, wordOffset + words, WireBuffers.byteBuffer(buffer),
-                    WireBuffers.index(buffer, body));
+                voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset())
+                    .encode(ctx.jobId, submittedRound, wordOffset, words, ctx.workerId, endpoint.shard(), voteView, ctx.paramCount, wordOffset);
                 bufferClaim.commit();
-                final int frame = ChunkLayout.frameLength(bodyLength);
+                final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
                 counters.bytesUp().getAndAddRelease(frame);
                 exchangeCounters.addBytesUp(frame);
                 nextChunk++;
@@ -621,7 +607,7 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             final long round = msg.round();
             if (type == MessageType.JOIN_NOTICE) {
-                return onJoinNotice(msg, round);
+                return onJoinNotice(noticeIn.wrapForRead(buffer, offset));
             }
             // in a round: the round submitted; between rounds: the round completed last (its frames are all read)
             final long current = submittedRound == nextRound ? submittedRound : nextRound - 1;
@@ -641,7 +627,7 @@ public final class AeronVoteExchange implements VoteExchange {
             final int words = msg.chunkWords();
             final long allWorkers = ctx.workers == Long.SIZE ? -1L : (1L << ctx.workers) - 1;
             if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0 || (mask & ~allWorkers) != 0
-                || !decode(msg, length, wordOffset, words, mask)) {
+                || !decode(resultIn.wrapForRead(buffer, offset), length, wordOffset, words, mask)) {
                 counters.rejectedResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
@@ -660,17 +646,18 @@ public final class AeronVoteExchange implements VoteExchange {
             return ControlledFragmentHandler.Action.CONTINUE;
         }
 
-        private ControlledFragmentHandler.Action onJoinNotice(final MessageHeaderFlyweight msg, final long round) {
-            final long mask = msg.voterMask();
+        private ControlledFragmentHandler.Action onJoinNotice(final JoinNoticeFlyweight frame) {
+            final long round = frame.firstRound();
+            final long mask = frame.joiningMask();
             final long allWorkers = ctx.workers == Long.SIZE ? -1L : (1L << ctx.workers) - 1;
-            final int donor = msg.workerId();
+            final int donor = frame.donor();
             if (Long.bitCount(mask) != 1 || (mask & ~allWorkers) != 0 || round < 0
-                || (donor >= ctx.workers && donor != MessageHeaderFlyweight.SERVER_WORKER_ID)) {
+                || (donor >= ctx.workers && donor != JoinNoticeFlyweight.NO_DONOR)) {
                 counters.rejectedResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
             final int worker = Long.numberOfTrailingZeros(mask);
-            final int donorOrNone = donor == MessageHeaderFlyweight.SERVER_WORKER_ID ? -1 : donor;
+            final int donorOrNone = donor == JoinNoticeFlyweight.NO_DONOR ? -1 : donor;
             if (worker == ctx.workerId) {
                 if (joining) {
                     joinRound = round;
@@ -687,9 +674,9 @@ public final class AeronVoteExchange implements VoteExchange {
             return ControlledFragmentHandler.Action.CONTINUE;
         }
 
-        private boolean decode(final MessageHeaderFlyweight msg, final int length, final int wordOffset, final int words, final long mask) {
+        private boolean decode(final ResultChunkFlyweight msg, final int length, final int wordOffset, final int words, final long mask) {
             final int voters = Long.bitCount(mask);
-            final int encoding = msg.encoding();
+            final int encoding = msg.header().encoding();
             final boolean allowed = ctx.rule == VoteRule.MAJORITY
                 ? encoding == ((voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
                 : encoding == Encoding.COUNT_PLANES;
@@ -699,9 +686,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 return false;
             }
             final DownlinkEncoding downlink = DownlinkEncoding.of(ctx.rule, voters);
-            final DirectBuffer buffer = msg.buffer();
             try {
-                downlink.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, 0, words, scratch);
+                msg.decode(downlink, params, scratch);
             } catch (final IllegalArgumentException ex) {
                 return false;
             }
@@ -746,21 +732,15 @@ public final class AeronVoteExchange implements VoteExchange {
     /**
      * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
      * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
-     * shard on the {@link Configuration} channels covers every parameter.
+     * shard on the {@link Configuration} channels covers every parameter. The job's shared settings are
+     * {@link JobContext}'s.
      */
-    public static final class Context {
+    public static final class Context extends JobContext<Context> {
         private Aeron aeron;
-        private int jobId;
-        private boolean jobIdSet;
         private int workerId = -1;
-        private int workers;
-        private long paramCount;
-        private VoteRule rule = VoteRule.MAJORITY;
         private List<ShardEndpoint> shards = new ArrayList<>();
-        private int chunkWords = Configuration.chunkWords();
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
-        private byte[] secret;
         private long firstRound;
         private boolean join;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
@@ -773,21 +753,13 @@ public final class AeronVoteExchange implements VoteExchange {
          * @return this for a fluent API.
          * @throws IllegalArgumentException naming the field that is wrong.
          */
+        @Override
         public Context conclude() {
+            super.conclude();
             Objects.requireNonNull(aeron, "aeron");
-            if (!jobIdSet) {
-                throw new IllegalArgumentException("jobId must be set");
-            }
-            if (workers < 1 || workers > Long.SIZE) {
-                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
-            }
             if (workerId < 0 || workerId >= workers) {
                 throw new IllegalArgumentException("workerId must be in [0, workers=" + workers + "), got " + workerId);
             }
-            if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
-                throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
-            }
-            Objects.requireNonNull(rule, "rule");
             if (shards.isEmpty()) {
                 shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
             }
@@ -817,10 +789,6 @@ public final class AeronVoteExchange implements VoteExchange {
             if (firstRound < 0) {
                 throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
             }
-            if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
-                throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
-                    + secret.length);
-            }
             return this;
         }
 
@@ -838,20 +806,6 @@ public final class AeronVoteExchange implements VoteExchange {
         }
 
         /**
-         * @param jobId of the job, the same as the servers'.
-         * @return this for a fluent API.
-         */
-        public Context jobId(final int jobId) {
-            this.jobId = jobId;
-            this.jobIdSet = true;
-            return this;
-        }
-
-        public int jobId() {
-            return jobId;
-        }
-
-        /**
          * @param workerId this worker, in [0, workers).
          * @return this for a fluent API.
          */
@@ -865,45 +819,6 @@ public final class AeronVoteExchange implements VoteExchange {
         }
 
         /**
-         * @param workers of the job, 1 to 64.
-         * @return this for a fluent API.
-         */
-        public Context workers(final int workers) {
-            this.workers = workers;
-            return this;
-        }
-
-        public int workers() {
-            return workers;
-        }
-
-        /**
-         * @param paramCount parameters of the vote vector.
-         * @return this for a fluent API.
-         */
-        public Context paramCount(final long paramCount) {
-            this.paramCount = paramCount;
-            return this;
-        }
-
-        public long paramCount() {
-            return paramCount;
-        }
-
-        /**
-         * @param rule the servers' rule, to check the encodings of the results.
-         * @return this for a fluent API.
-         */
-        public Context rule(final VoteRule rule) {
-            this.rule = rule;
-            return this;
-        }
-
-        public VoteRule rule() {
-            return rule;
-        }
-
-        /**
          * @param shards endpoints covering [0, paramCount) in order.
          * @return this for a fluent API.
          */
@@ -914,19 +829,6 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public List<ShardEndpoint> shards() {
             return shards;
-        }
-
-        /**
-         * @param chunkWords words per chunk, the same as the servers'.
-         * @return this for a fluent API.
-         */
-        public Context chunkWords(final int chunkWords) {
-            this.chunkWords = chunkWords;
-            return this;
-        }
-
-        public int chunkWords() {
-            return chunkWords;
         }
 
         /**
@@ -979,16 +881,6 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public NanoClock nanoClock() {
             return nanoClock;
-        }
-
-        /**
-         * @param secret the job's shared secret (at least 16 bytes), the same as the servers': every HELLO carries its
-         *               HMAC-SHA256; null (default) for servers without a secret.
-         * @return this for a fluent API.
-         */
-        public Context secret(final byte[] secret) {
-            this.secret = secret == null ? null : secret.clone();
-            return this;
         }
 
         /**

@@ -62,19 +62,23 @@ public final class Configuration {
     private Configuration() {
     }
 
-    static String voteChannel() {
+    /** @return channel of the votes, from {@value #VOTE_CHANNEL_PROP_NAME}, or its default. */
+    public static String voteChannel() {
         return System.getProperty(VOTE_CHANNEL_PROP_NAME, VOTE_CHANNEL_DEFAULT);
     }
 
-    static int voteStreamId() {
+    /** @return stream id of the votes, from {@value #VOTE_STREAM_ID_PROP_NAME}, or its default. */
+    public static int voteStreamId() {
         return Integer.getInteger(VOTE_STREAM_ID_PROP_NAME, VOTE_STREAM_ID_DEFAULT);
     }
 
-    static String resultChannel() {
+    /** @return channel of the results, from {@value #RESULT_CHANNEL_PROP_NAME}, or its default. */
+    public static String resultChannel() {
         return System.getProperty(RESULT_CHANNEL_PROP_NAME, RESULT_CHANNEL_DEFAULT);
     }
 
-    static int resultStreamId() {
+    /** @return stream id of the results, from {@value #RESULT_STREAM_ID_PROP_NAME}, or its default. */
+    public static int resultStreamId() {
         return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
     }
 
@@ -86,19 +90,23 @@ public final class Configuration {
         return Integer.getInteger(CHUNK_WORDS_PROP_NAME, CHUNK_WORDS_DEFAULT);
     }
 
-    static int windowChunks() {
+    /** @return chunks a server holds per worker, from {@value #WINDOW_CHUNKS_PROP_NAME}, or its default. */
+    public static int windowChunks() {
         return Integer.getInteger(WINDOW_CHUNKS_PROP_NAME, WINDOW_CHUNKS_DEFAULT);
     }
 
-    static long roundTimeoutMs() {
+    /** @return the round deadline in ms, from {@value #ROUND_TIMEOUT_MS_PROP_NAME}, or its default. */
+    public static long roundTimeoutMs() {
         return Long.getLong(ROUND_TIMEOUT_MS_PROP_NAME, ROUND_TIMEOUT_MS_DEFAULT);
     }
 
-    static long connectTimeoutMs() {
+    /** @return the connect timeout in ms, from {@value #CONNECT_TIMEOUT_MS_PROP_NAME}, or its default. */
+    public static long connectTimeoutMs() {
         return Long.getLong(CONNECT_TIMEOUT_MS_PROP_NAME, CONNECT_TIMEOUT_MS_DEFAULT);
     }
 
-    static int fragmentLimit() {
+    /** @return fragments polled per duty cycle, from {@value #FRAGMENT_LIMIT_PROP_NAME}, or its default. */
+    public static int fragmentLimit() {
         return Integer.getInteger(FRAGMENT_LIMIT_PROP_NAME, FRAGMENT_LIMIT_DEFAULT);
     }
 }

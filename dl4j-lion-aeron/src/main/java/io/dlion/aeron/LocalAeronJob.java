@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.aeron.Aeron;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.VoteExchange;
@@ -293,25 +295,19 @@ public final class LocalAeronJob implements AutoCloseable {
     }
 
     /**
-     * Configuration of a local job. Required: {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}.
+     * Configuration of a local job: the job's shared settings ({@link JobContext}), passed on to its servers and workers,
+     * and how to run them. Required: {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}.
      */
-    public static final class Context {
-        private int jobId;
-        private boolean jobIdSet;
-        private int workers;
-        private long paramCount;
-        private VoteRule rule = VoteRule.MAJORITY;
+    public static final class Context extends JobContext<Context> {
         private Transport transport = Transport.IPC;
         private int shards = 1;
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
-        private int chunkWords = Configuration.chunkWords();
         private int windowChunks = Configuration.windowChunks();
         private int streamIdBase = Configuration.VOTE_STREAM_ID_DEFAULT;
         private boolean embeddedDriver = true;
         private String aeronDirectoryName;
         private int minVoters;
-        private byte[] secret;
 
         /**
          * Validate once.
@@ -319,27 +315,15 @@ public final class LocalAeronJob implements AutoCloseable {
          * @return this for a fluent API.
          * @throws IllegalArgumentException naming the field that is wrong.
          */
+        @Override
         public Context conclude() {
-            if (!jobIdSet) {
-                throw new IllegalArgumentException("jobId must be set");
-            }
-            if (workers < 1 || workers > Long.SIZE) {
-                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
-            }
-            if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
-                throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
-            }
-            Objects.requireNonNull(rule, "rule");
+            super.conclude();
             Objects.requireNonNull(transport, "transport");
             if (roundTimeoutNs <= 0) {
                 throw new IllegalArgumentException("roundTimeoutNs must be > 0, got " + roundTimeoutNs);
             }
             if (connectTimeoutNs <= 0) {
                 throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
-            }
-            if (chunkWords < ChunkLayout.WORD_ALIGNMENT || chunkWords % ChunkLayout.WORD_ALIGNMENT != 0) {
-                throw new IllegalArgumentException("chunkWords must be a positive multiple of " + ChunkLayout.WORD_ALIGNMENT + ", got "
-                    + chunkWords);
             }
             if (windowChunks < 1) {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
@@ -360,64 +344,7 @@ public final class LocalAeronJob implements AutoCloseable {
             if (minVoters < 1 || minVoters > workers) {
                 throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers + "], got " + minVoters);
             }
-            if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
-                throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
-                    + secret.length);
-            }
             return this;
-        }
-
-        /**
-         * @param jobId of the job, carried by every message.
-         * @return this for a fluent API.
-         */
-        public Context jobId(final int jobId) {
-            this.jobId = jobId;
-            this.jobIdSet = true;
-            return this;
-        }
-
-        public int jobId() {
-            return jobId;
-        }
-
-        /**
-         * @param workers number of workers, 1 to 64.
-         * @return this for a fluent API.
-         */
-        public Context workers(final int workers) {
-            this.workers = workers;
-            return this;
-        }
-
-        public int workers() {
-            return workers;
-        }
-
-        /**
-         * @param paramCount parameters of the vote vector.
-         * @return this for a fluent API.
-         */
-        public Context paramCount(final long paramCount) {
-            this.paramCount = paramCount;
-            return this;
-        }
-
-        public long paramCount() {
-            return paramCount;
-        }
-
-        /**
-         * @param rule majority vote (default) or averaging.
-         * @return this for a fluent API.
-         */
-        public Context rule(final VoteRule rule) {
-            this.rule = rule;
-            return this;
-        }
-
-        public VoteRule rule() {
-            return rule;
         }
 
         /**
@@ -476,15 +403,6 @@ public final class LocalAeronJob implements AutoCloseable {
          * @param chunkWords words per chunk, a multiple of {@value ChunkLayout#WORD_ALIGNMENT}.
          * @return this for a fluent API.
          */
-        public Context chunkWords(final int chunkWords) {
-            this.chunkWords = chunkWords;
-            return this;
-        }
-
-        public int chunkWords() {
-            return chunkWords;
-        }
-
         /**
          * @param windowChunks chunks a server holds per worker at once.
          * @return this for a fluent API.
@@ -553,13 +471,5 @@ public final class LocalAeronJob implements AutoCloseable {
             return minVoters;
         }
 
-        /**
-         * @param secret the job's shared secret (at least 16 bytes) for HMAC-authenticated HELLOs; null (default) for none.
-         * @return this for a fluent API.
-         */
-        public Context secret(final byte[] secret) {
-            this.secret = secret == null ? null : secret.clone();
-            return this;
-        }
     }
 }

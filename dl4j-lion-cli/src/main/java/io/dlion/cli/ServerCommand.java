@@ -7,9 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AggregationServer;
 import io.dlion.aeron.RejectReason;
-import io.dlion.aeron.ServerCounters;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a

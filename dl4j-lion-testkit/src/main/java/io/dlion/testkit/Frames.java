@@ -1,14 +1,12 @@
 package io.dlion.testkit;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Publication;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
-import io.dlion.aeron.wire.MessageHeaderFlyweight;
-import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.CountEncoding;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -28,15 +26,10 @@ public final class Frames {
         final long voterMask, final long[][] countPlanes) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
-        final int voters = Long.bitCount(voterMask);
-        final int body = Encoding.bodyLength(Encoding.COUNT_PLANES, words, layout.paramsOf(wordOffset, words), voters);
-        final byte[] bytes = new byte[MessageHeaderFlyweight.HEADER_LENGTH + body];
-        new MessageHeaderFlyweight().wrap(new UnsafeBuffer(bytes), 0)
-            .writeHeader(MessageType.RESULT_CHUNK, Encoding.COUNT_PLANES)
-            .jobId(job).round(round).chunkWordOffset(wordOffset).chunkWords(words).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
-            .shard(shard).voterMask(voterMask);
-        new CountEncoding(voters).encode(countPlanes, layout.paramCount(), wordOffset, wordOffset + words, ByteBuffer.wrap(bytes),
-            MessageHeaderFlyweight.HEADER_LENGTH);
+        final CountEncoding encoding = new CountEncoding(Long.bitCount(voterMask));
+        final byte[] bytes = new byte[ResultChunkFlyweight.length(encoding, layout.paramCount(), wordOffset, wordOffset + words)];
+        new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voterMask,
+            encoding, countPlanes, layout.paramCount(), wordOffset);
         return bytes;
     }
 

@@ -1,6 +1,5 @@
 package io.dlion.testkit;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -11,13 +10,15 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.Configuration;
+import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
-import io.dlion.aeron.wire.MessageType;
-import io.dlion.codec.SignEncoding;
+import io.dlion.aeron.wire.VoteChunkFlyweight;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.EpochClock;
@@ -59,7 +60,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * When the server has a secret ({@code AggregationServer.Context.secret}), every frame sent from an Aeron session whose
  * HELLO the server never accepted is rejected under one of {@link #GARBAGE_REASONS}, so a fault run can check that the
  * server's rejections under those reasons equal the frames sent, and that no other reason moved. The order of the
- * checks in {@code AggregationServer.handle} and {@code onHello} is why:
+ * checks in {@code AggregationServer.handle}, {@code Membership.onHello} and {@code AggregationServer.onVote} is why:
  * <ol>
  *   <li>fragmented, or shorter than the 32-byte header: {@code malformed};</li>
  *   <li>magic or version: {@code bad-version};</li>
@@ -120,7 +121,7 @@ public final class GarbageFrames {
     private static final long[] EDGES = {0, 1, -1, 2, 255, 256, 65_535, Integer.MAX_VALUE, Long.MAX_VALUE, Long.MIN_VALUE};
     private static final int MUTATION_KINDS = 6;
     private static final int HEADER_FIELDS = 9;
-    private static final int HELLO_LENGTH = MessageHeaderFlyweight.HEADER_LENGTH + HelloCredentials.BODY_LENGTH;
+    private static final int HELLO_LENGTH = HelloFlyweight.SIGNED_LENGTH;
 
     private final Corpus corpus;
     private final int maxFrameLength;
@@ -272,7 +273,7 @@ public final class GarbageFrames {
         final long[] vote) {
         final int wordOffset = layout.wordOffset(chunk);
         final Scratch scratch = new Scratch(voteLength(layout, chunk));
-        final int length = writeVote(scratch, new MessageHeaderFlyweight(), jobId, round, worker, shard, layout, chunk,
+        final int length = writeVote(scratch, new VoteChunkFlyweight(), jobId, round, worker, shard, layout, chunk,
             new long[][] {Arrays.copyOfRange(vote, wordOffset, wordOffset + layout.wordsOf(chunk))});
         return Arrays.copyOf(scratch.bytes, length);
     }
@@ -293,53 +294,37 @@ public final class GarbageFrames {
     public static byte[] hello(final int jobId, final long round, final int worker, final int shard, final long paramCount,
         final byte[] secret, final long timestampMs, final long nonce) {
         final Scratch scratch = new Scratch(HELLO_LENGTH);
-        final int length = writeHello(scratch, new MessageHeaderFlyweight(), jobId, round, worker, shard, paramCount,
+        final int length = writeHello(scratch, new HelloFlyweight(), jobId, round, worker, shard, paramCount,
             secret == null ? null : new HelloCredentials(secret), timestampMs, nonce);
         return Arrays.copyOf(scratch.bytes, length);
     }
 
     private static int voteLength(final ChunkLayout layout, final int chunk) {
-        final int wordOffset = layout.wordOffset(chunk);
-        final int words = layout.wordsOf(chunk);
-        return MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, words, layout.paramsOf(wordOffset, words), 1);
+        return VoteChunkFlyweight.length(layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)));
     }
 
     /** @param signs one plane whose word 0 is the chunk's first word. */
-    private static int writeVote(final Scratch dst, final MessageHeaderFlyweight header, final int jobId, final long round, final int worker,
+    private static int writeVote(final Scratch dst, final VoteChunkFlyweight flyweight, final int jobId, final long round, final int worker,
         final int shard, final ChunkLayout layout, final int chunk, final long[][] signs) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
-        final long chunkParams = layout.paramsOf(wordOffset, words);
-        header.wrap(dst.buffer, 0)
-            .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
-            .jobId(jobId).round(round).chunkWordOffset(wordOffset).chunkWords(words).workerId(worker).shard(shard).voterMask(0);
         // the packed layout is per word, so the chunk alone, as a vector of chunkParams, encodes to the same bytes
-        return MessageHeaderFlyweight.HEADER_LENGTH
-            + SignEncoding.INSTANCE.encode(signs, chunkParams, 0, words, dst.byteBuffer, MessageHeaderFlyweight.HEADER_LENGTH);
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, wordOffset, words, worker, shard, signs, layout.paramsOf(wordOffset, words), 0);
     }
 
-    private static int writeHello(final Scratch dst, final MessageHeaderFlyweight header, final int jobId, final long round, final int worker,
+    private static int writeHello(final Scratch dst, final HelloFlyweight flyweight, final int jobId, final long round, final int worker,
         final int shard, final long paramCount, final HelloCredentials credentials, final long timestampMs, final long nonce) {
-        header.wrap(dst.buffer, 0)
-            .writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
-            .jobId(jobId).round(round).chunkWordOffset(0).chunkWords(0).workerId(worker).shard(shard).paramCount(paramCount);
-        if (credentials == null) {
-            return MessageHeaderFlyweight.HEADER_LENGTH;
-        }
-        credentials.sign(dst.buffer, 0, nonce, timestampMs);
-        return HELLO_LENGTH;
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, credentials, nonce, timestampMs);
     }
 
-    /** A frame buffer: one array, seen by the header flyweight and by the codecs. */
+    /** A frame buffer: one array, seen through an {@link UnsafeBuffer} by the frame flyweights. */
     private static final class Scratch {
         final byte[] bytes;
         final UnsafeBuffer buffer;
-        final ByteBuffer byteBuffer;
 
         Scratch(final int capacity) {
             bytes = new byte[capacity];
             buffer = new UnsafeBuffer(bytes);
-            byteBuffer = ByteBuffer.wrap(bytes);
         }
     }
 
@@ -372,21 +357,22 @@ public final class GarbageFrames {
         private final long lastWordMask;
         private final long[] chunkSigns;
         private final long[][] planes;
-        private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+        private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
+        private final HelloFlyweight hello = new HelloFlyweight();
 
         JobCorpus(final Context ctx, final HelloCredentials wrongCredentials) {
             this.ctx = ctx;
             this.layout = ctx.layout;
             this.wrongCredentials = wrongCredentials;
-            this.vectorWords = (int)((ctx.paramCount + 63) >>> 6);
-            this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount);
+            this.vectorWords = (int)((ctx.paramCount() + 63) >>> 6);
+            this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
             this.chunkSigns = new long[layout.chunkWords()];
             this.planes = new long[][] {chunkSigns};
         }
 
         @Override
         public int draw(final SplittableRandom random, final Scratch dst) {
-            final int worker = random.nextInt(ctx.workers);
+            final int worker = random.nextInt(ctx.workers());
             final long round = random.nextLong(ctx.maxRound + 1);
             if (random.nextBoolean()) {
                 final int chunk = random.nextInt(layout.chunkCount());
@@ -397,27 +383,29 @@ public final class GarbageFrames {
                 if (layout.wordOffset(chunk) + words == vectorWords) {
                     chunkSigns[words - 1] &= lastWordMask;
                 }
-                return writeVote(dst, header, ctx.jobId, round, worker, ctx.shard, layout, chunk, planes);
+                return writeVote(dst, vote, ctx.jobId(), round, worker, ctx.shard, layout, chunk, planes);
             }
             final long now = ctx.epochClock.time();
             switch (random.nextInt(3)) {
                 case 0:
-                    return writeHello(dst, header, ctx.jobId, round, worker, ctx.shard, ctx.paramCount, wrongCredentials, now, random.nextLong());
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), wrongCredentials, now, random.nextLong());
                 case 1:
-                    return writeHello(dst, header, ctx.jobId, round, worker, ctx.shard, ctx.paramCount, null, 0, 0);
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), null, 0, 0);
                 default:
-                    return writeHello(dst, header, ctx.jobId, round, worker, ctx.shard, ctx.paramCount, wrongCredentials, now - ctx.staleMs,
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), wrongCredentials, now - ctx.staleMs,
                         random.nextLong());
             }
         }
     }
 
     /**
-     * The job the garbage imitates. Required: {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)};
-     * the rest has defaults: shard 0 owning every parameter, the chunk size of {@link Configuration#chunkWords()}, seed 0,
-     * frames up to {@value #MAX_FRAME_LENGTH_DEFAULT} bytes.
+     * The job the garbage imitates: its shared settings ({@link JobContext}) and the garbage's own. Required:
+     * {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; the rest has defaults: shard 0 owning every
+     * parameter, the chunk size of {@link Configuration#chunkWords()}, seed 0, frames up to
+     * {@value #MAX_FRAME_LENGTH_DEFAULT} bytes. The job's rule and secret are not used: the corpus is the same for both
+     * rules, and garbage never holds the job's secret.
      */
-    public static final class Context {
+    public static final class Context extends JobContext<Context> {
         /** Longest frame by default: the max payload of a channel with {@code mtu=8k} (the MTU less Aeron's 32-byte header). */
         public static final int MAX_FRAME_LENGTH_DEFAULT = 8 * 1024 - 32;
         /** Highest round number of the corpus by default. */
@@ -425,14 +413,9 @@ public final class GarbageFrames {
         /** Age of the stale HELLOs' timestamps by default: a day, far outside any sensible skew. */
         public static final long STALE_MS_DEFAULT = TimeUnit.DAYS.toMillis(1);
 
-        private int jobId;
-        private boolean jobIdSet;
-        private int workers;
-        private long paramCount;
         private int shard;
         private long fromParam;
         private long toParam = -1;
-        private int chunkWords = Configuration.chunkWords();
         private long seed;
         private int maxFrameLength = MAX_FRAME_LENGTH_DEFAULT;
         private long maxRound = MAX_ROUND_DEFAULT;
@@ -446,16 +429,9 @@ public final class GarbageFrames {
          * @return this for a fluent API.
          * @throws IllegalArgumentException naming the field that is wrong.
          */
+        @Override
         public Context conclude() {
-            if (!jobIdSet) {
-                throw new IllegalArgumentException("jobId must be set");
-            }
-            if (workers < 1 || workers > Long.SIZE) {
-                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
-            }
-            if (paramCount < 1) {
-                throw new IllegalArgumentException("paramCount must be >= 1, got " + paramCount);
-            }
+            super.conclude();
             if (shard < 0 || shard > 0xFF) {
                 throw new IllegalArgumentException("shard must be in [0, 255], got " + shard);
             }
@@ -466,55 +442,19 @@ public final class GarbageFrames {
                 throw new IllegalArgumentException("staleMs must be > 0, got " + staleMs);
             }
             Objects.requireNonNull(epochClock, "epochClock");
-            layout = new ChunkLayout(paramCount, fromParam, toParam < 0 ? paramCount : toParam, chunkWords);
+            layout = new ChunkLayout(paramCount(), fromParam, toParam < 0 ? paramCount() : toParam, chunkWords());
             final int longest = Math.max(HELLO_LENGTH, voteLength(layout, 0));
             if (maxFrameLength < longest) {
                 throw new IllegalArgumentException("maxFrameLength must hold the longest corpus frame (" + longest + " bytes with chunkWords="
-                    + chunkWords + "), got " + maxFrameLength + ": use a channel with mtu=8k or fewer chunkWords");
+                    + chunkWords() + "), got " + maxFrameLength + ": use a channel with mtu=8k or fewer chunkWords");
             }
             return this;
-        }
-
-        /**
-         * @param jobId of the job the garbage imitates.
-         * @return this for a fluent API.
-         */
-        public Context jobId(final int jobId) {
-            this.jobId = jobId;
-            this.jobIdSet = true;
-            return this;
-        }
-
-        public int jobId() {
-            return jobId;
         }
 
         /**
          * @param workers of the job, 1 to 64: the corpus uses worker ids {@code 0..workers-1}.
          * @return this for a fluent API.
          */
-        public Context workers(final int workers) {
-            this.workers = workers;
-            return this;
-        }
-
-        public int workers() {
-            return workers;
-        }
-
-        /**
-         * @param paramCount of the whole vector, as the server's.
-         * @return this for a fluent API.
-         */
-        public Context paramCount(final long paramCount) {
-            this.paramCount = paramCount;
-            return this;
-        }
-
-        public long paramCount() {
-            return paramCount;
-        }
-
         /**
          * @param shard index of the server the garbage is sent to, 0 (default) to 255.
          * @return this for a fluent API.
@@ -545,19 +485,6 @@ public final class GarbageFrames {
 
         public long toParam() {
             return toParam;
-        }
-
-        /**
-         * @param chunkWords words per chunk, the server's.
-         * @return this for a fluent API.
-         */
-        public Context chunkWords(final int chunkWords) {
-            this.chunkWords = chunkWords;
-            return this;
-        }
-
-        public int chunkWords() {
-            return chunkWords;
         }
 
         /**

@@ -7,6 +7,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.server.ServerCounters;
+import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.testkit.Await;
 import io.dlion.testkit.Frames;

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;

@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.exchange.VoteExchange;

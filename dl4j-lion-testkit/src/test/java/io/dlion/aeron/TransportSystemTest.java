@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;

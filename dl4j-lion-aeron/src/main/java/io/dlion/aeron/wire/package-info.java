@@ -1,2 +1,14 @@
-/** Versioned binary wire format: the message header flyweight, message types, body encodings, chunk grid. */
+/**
+ * Versioned binary wire format, one flyweight per frame type, used by every sender, every receiver, the fault tools
+ * and the golden-file tests:
+ * <ul>
+ *   <li>{@link io.dlion.aeron.wire.MessageHeaderFlyweight}: the 32-byte header every message starts with;</li>
+ *   <li>{@link io.dlion.aeron.wire.HelloFlyweight} (HELLO and join HELLO, with {@link io.dlion.aeron.wire.HelloCredentials}),
+ *       {@link io.dlion.aeron.wire.VoteChunkFlyweight}: worker to server;</li>
+ *   <li>{@link io.dlion.aeron.wire.ResultChunkFlyweight}, {@link io.dlion.aeron.wire.JoinNoticeFlyweight},
+ *       {@link io.dlion.aeron.wire.RoundAbortFlyweight}: server to workers;</li>
+ *   <li>{@link io.dlion.aeron.wire.MessageType}, {@link io.dlion.aeron.wire.Encoding} (body encodings, core's codecs),
+ *       {@link io.dlion.aeron.wire.ChunkLayout} (the chunk grid of a shard), {@link io.dlion.aeron.wire.WireBuffers}.</li>
+ * </ul>
+ */
 package io.dlion.aeron.wire;

@@ -3,8 +3,6 @@ package io.dlion.aeron.wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 import io.dlion.codec.CountEncoding;
@@ -17,26 +15,60 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The wire format against hand-written golden bytes: any change of layout or version fails here. */
+/**
+ * The wire format against hand-written golden bytes: every frame is written by the flyweight the send path uses and
+ * compared with its golden file, then read back by the flyweight the receive path uses. Any change of layout or version
+ * fails here.
+ */
 class WireFormatGoldenTest {
+    private static final byte[] SECRET = "dl4j-lion test secret, 32 bytes!".getBytes(StandardCharsets.US_ASCII);
 
     @Test
     void shouldWriteVoteChunkAsGolden() {
         final byte[] golden = golden("vote-chunk-v1.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(buffer, 0)
-            .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
-            .jobId(77).round(5).chunkWordOffset(1000).chunkWords(2).workerId(3).shard(1).voterMask(0);
-        buffer.putLong(header.bodyOffset(), 0x0123456789ABCDEFL, ByteOrder.LITTLE_ENDIAN);
-        buffer.putLong(header.bodyOffset() + 8, -1L, ByteOrder.LITTLE_ENDIAN);
+        final long[] vote = new long[1002];
+        vote[1000] = 0x0123456789ABCDEFL;
+        vote[1001] = -1L;
+        final int length = new VoteChunkFlyweight().wrap(buffer, 0).encode(77, 5, 1000, 2, 3, 1, new long[][] {vote}, 1002 * 64L, 1000);
+        assertEquals(golden.length, length);
+        assertEquals(VoteChunkFlyweight.length(128), length);
         assertArrayEquals(golden, buffer.byteArray());
     }
 
     @Test
-    void shouldReadResultChunkFromGolden() {
+    void shouldReadVoteChunkFromGolden() {
+        final VoteChunkFlyweight vote = new VoteChunkFlyweight().wrapForRead(new UnsafeBuffer(golden("vote-chunk-v1.hex")), 0);
+        final MessageHeaderFlyweight header = vote.header();
+        assertEquals(MessageType.VOTE_CHUNK, header.type());
+        assertEquals(Encoding.SIGN_BITS, header.encoding());
+        assertEquals(77, header.jobId());
+        assertEquals(5, header.round());
+        assertEquals(1000, header.chunkWordOffset());
+        assertEquals(2, header.chunkWords());
+        assertEquals(3, header.workerId());
+        assertEquals(1, header.shard());
+        final long[][] signs = new long[1][2];
+        vote.decodeSigns(128, signs);
+        assertArrayEquals(new long[] {0x0123456789ABCDEFL, -1L}, signs[0]);
+    }
+
+    @Test
+    void shouldWriteAndReadResultChunkAsGolden() {
         final byte[] golden = golden("result-chunk-v1.hex");
-        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(golden), 0);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
+        final long[] sign = {0x0100000000000080L};
+        final int length = new ResultChunkFlyweight().wrap(buffer, 0).encode(Encoding.SIGN_BITS, 77, 5, 1000, 1, 1, 0b111,
+            SignEncoding.INSTANCE, new long[][] {sign}, 64, 0);
+        assertEquals(golden.length, length);
+        assertEquals(ResultChunkFlyweight.length(SignEncoding.INSTANCE, 64, 0, 1), length);
+        assertArrayEquals(golden, buffer.byteArray());
+
+        final ResultChunkFlyweight result = new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        final MessageHeaderFlyweight header = result.header();
         assertEquals(0xD1, header.magic());
         assertEquals(1, header.version());
         assertEquals(MessageType.RESULT_CHUNK, header.type());
@@ -47,42 +79,78 @@ class WireFormatGoldenTest {
         assertEquals(1, header.chunkWords());
         assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, header.workerId());
         assertEquals(1, header.shard());
-        assertEquals(0b111, header.voterMask());
-        final long word = header.buffer().getLong(header.bodyOffset(), ByteOrder.LITTLE_ENDIAN);
-        assertEquals(0x0100000000000080L, word, "param 0 (MSB of byte 0) and param 63 (LSB of byte 7) set");
-        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, 1, 64, 3));
+        assertEquals(0b111, result.voterMask());
+        final long[][] read = new long[1][1];
+        result.decode(SignEncoding.INSTANCE, 64, read);
+        assertEquals(0x0100000000000080L, read[0][0], "param 0 (MSB of byte 0) and param 63 (LSB of byte 7) set");
     }
 
     @Test
-    void shouldWriteHelloAsGolden() {
+    void shouldWriteAndReadHelloAsGolden() {
         final byte[] golden = golden("hello-v1.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        new MessageHeaderFlyweight().wrap(buffer, 0)
-            .writeHeader(MessageType.HELLO, Encoding.NONE)
-            .jobId(77).round(0).chunkWordOffset(0).chunkWords(0).workerId(2).shard(0).paramCount(10_000_000L);
+        assertEquals(HelloFlyweight.LENGTH, new HelloFlyweight().wrap(buffer, 0).encode(77, 0, 0, 2, 0, 10_000_000L, null, 0, 0));
         assertArrayEquals(golden, buffer.byteArray());
+
+        final HelloFlyweight hello = new HelloFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        assertEquals(MessageType.HELLO, hello.header().type());
+        assertEquals(Encoding.NONE, hello.header().encoding());
+        assertEquals(77, hello.header().jobId());
+        assertEquals(0, hello.round());
+        assertFalse(hello.isJoin());
+        assertEquals(2, hello.header().workerId());
+        assertEquals(0, hello.header().shard());
+        assertEquals(10_000_000L, hello.paramCount());
     }
 
     @Test
     void shouldWriteJoinHelloAndJoinNoticeAsGolden() {
         final byte[] hello = golden("hello-join-v1.hex");
         final UnsafeBuffer helloBuffer = new UnsafeBuffer(new byte[hello.length]);
-        new MessageHeaderFlyweight().wrap(helloBuffer, 0)
-            .writeHeader(MessageType.HELLO, Encoding.NONE)
-            .jobId(77).round(MessageHeaderFlyweight.JOIN_ROUND).chunkWordOffset(0).chunkWords(0).workerId(2).shard(0).paramCount(10_000_000L);
+        new HelloFlyweight().wrap(helloBuffer, 0).encode(77, HelloFlyweight.JOIN_ROUND, 0, 2, 0, 10_000_000L, null, 0, 0);
         assertArrayEquals(hello, helloBuffer.byteArray());
+        final HelloFlyweight readHello = new HelloFlyweight().wrapForRead(new UnsafeBuffer(hello), 0);
+        assertTrue(readHello.isJoin());
+        assertEquals(2, readHello.header().workerId());
 
         final byte[] notice = golden("join-notice-v1.hex");
         final UnsafeBuffer noticeBuffer = new UnsafeBuffer(new byte[notice.length]);
-        new MessageHeaderFlyweight().wrap(noticeBuffer, 0)
-            .writeHeader(MessageType.JOIN_NOTICE, Encoding.NONE)
-            .jobId(77).round(300).chunkWordOffset(1000).chunkWords(0).workerId(0).shard(1).voterMask(0b100);
+        assertEquals(JoinNoticeFlyweight.LENGTH, new JoinNoticeFlyweight().wrap(noticeBuffer, 0).encode(77, 300, 1000, 0, 1, 2));
         assertArrayEquals(notice, noticeBuffer.byteArray());
-        final MessageHeaderFlyweight read = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(notice), 0);
-        assertEquals(MessageType.JOIN_NOTICE, read.type());
-        assertEquals(300, read.round());
-        assertEquals(0, read.workerId());
-        assertEquals(0b100, read.voterMask());
+        final JoinNoticeFlyweight read = new JoinNoticeFlyweight().wrapForRead(new UnsafeBuffer(notice), 0);
+        assertEquals(MessageType.JOIN_NOTICE, read.header().type());
+        assertEquals(300, read.firstRound());
+        assertEquals(0, read.donor());
+        assertEquals(0b100, read.joiningMask());
+        assertEquals(1, read.header().shard());
+        assertEquals(1000, read.header().chunkWordOffset());
+    }
+
+    @Test
+    void shouldWriteAndReadRoundAbortAsGolden() {
+        final byte[] golden = golden("round-abort-v1.hex");
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
+        assertEquals(RoundAbortFlyweight.LENGTH, new RoundAbortFlyweight().wrap(buffer, 0).encode(77, 9, 1000, 1, 0b011));
+        assertArrayEquals(golden, buffer.byteArray());
+        final RoundAbortFlyweight read = new RoundAbortFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        assertEquals(MessageType.ROUND_ABORT, read.header().type());
+        assertEquals(9, read.round());
+        assertEquals(0b011, read.voterMask());
+        assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, read.header().workerId());
+    }
+
+    @Test
+    void shouldSignHelloOverHeaderNonceAndTimestamp() {
+        final HelloCredentials credentials = new HelloCredentials(SECRET);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[HelloFlyweight.SIGNED_LENGTH]);
+        final HelloFlyweight hello = new HelloFlyweight().wrap(buffer, 0);
+        assertEquals(HelloFlyweight.SIGNED_LENGTH, hello.encode(77, 4, 1000, 2, 1, 10_000_000L, credentials, 0x1122334455667788L, 1_700_000_000_000L));
+        assertEquals(Encoding.HMAC_SHA256, hello.header().encoding());
+        assertEquals(0x1122334455667788L, hello.nonce());
+        assertEquals(1_700_000_000_000L, hello.timestampMs());
+        assertTrue(hello.verify(credentials));
+        hello.header().round(5);
+        assertFalse(hello.verify(credentials), "the MAC covers the header");
     }
 
     @Test
@@ -91,17 +159,16 @@ class WireFormatGoldenTest {
         final long[] sign = {0x99L};
         final long[] tie = {0x4042L};
         final byte[] written = new byte[golden.length];
-        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
-            .writeHeader(MessageType.RESULT_CHUNK, Encoding.TERNARY)
-            .jobId(77).round(6).chunkWordOffset(0).chunkWords(1).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID).shard(0).voterMask(0b1111);
         final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.MAJORITY, 4);
         assertEquals(TernaryEncoding.INSTANCE, encoding);
-        assertEquals(2, encoding.encode(new long[][] {sign, tie}, 10, 0, 1, ByteBuffer.wrap(written), header.bodyOffset()));
+        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.TERNARY, 77, 6, 0, 1, 0, 0b1111,
+            encoding, new long[][] {sign, tie}, 10, 0);
+        assertEquals(golden.length, length);
         assertArrayEquals(golden, written);
         assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.TERNARY, 1, 10, 4));
 
         final long[][] read = new long[2][1];
-        encoding.decode(ByteBuffer.wrap(golden), MessageHeaderFlyweight.HEADER_LENGTH, 10, 0, 1, read);
+        new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 10, read);
         assertEquals(sign[0], read[0][0], "sign: params 0, 3, 4, 7");
         assertEquals(tie[0], read[1][0], "tie: params 1, 6, 9");
     }
@@ -111,17 +178,16 @@ class WireFormatGoldenTest {
         final byte[] golden = golden("result-count-v1.hex");
         final long[][] planes = {{0xA05AL}, {0x903CL}};
         final byte[] written = new byte[golden.length];
-        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
-            .writeHeader(MessageType.RESULT_CHUNK, Encoding.COUNT_PLANES)
-            .jobId(77).round(7).chunkWordOffset(0).chunkWords(1).workerId(MessageHeaderFlyweight.SERVER_WORKER_ID).shard(0).voterMask(0b111);
         final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.AVERAGE, 3);
         assertEquals(2, ((CountEncoding)encoding).planes());
-        assertEquals(4, encoding.encode(planes, 12, 0, 1, ByteBuffer.wrap(written), header.bodyOffset()));
+        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.COUNT_PLANES, 77, 7, 0, 1, 0, 0b111,
+            encoding, planes, 12, 0);
+        assertEquals(golden.length, length);
         assertArrayEquals(golden, written);
         assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.COUNT_PLANES, 1, 12, 3));
 
         final long[][] read = new long[2][1];
-        encoding.decode(ByteBuffer.wrap(golden), MessageHeaderFlyweight.HEADER_LENGTH, 12, 0, 1, read);
+        new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 12, read);
         assertArrayEquals(planes[0], read[0]);
         assertArrayEquals(planes[1], read[1]);
     }
@@ -131,12 +197,13 @@ class WireFormatGoldenTest {
         final byte[] golden = golden("vote-chunk-tail-v1.hex");
         final long[] vote = {0x0123456789ABCDEFL, 0x84L};
         final byte[] written = new byte[golden.length];
-        final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrap(new UnsafeBuffer(written), 0)
-            .writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
-            .jobId(77).round(2).chunkWordOffset(0).chunkWords(2).workerId(1).shard(0).voterMask(0);
-        assertEquals(9, SignEncoding.INSTANCE.encode(new long[][] {vote}, 70, 0, 2, ByteBuffer.wrap(written), header.bodyOffset()));
+        final int length = new VoteChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(77, 2, 0, 2, 1, 0, new long[][] {vote}, 70, 0);
+        assertEquals(MessageHeaderFlyweight.HEADER_LENGTH + 9, length);
         assertArrayEquals(golden, written);
-        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.SIGN_BITS, 2, 70, 1));
+        assertEquals(golden.length, VoteChunkFlyweight.length(70));
+        final long[][] read = new long[1][2];
+        new VoteChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decodeSigns(70, read);
+        assertArrayEquals(vote, read[0]);
     }
 
     @Test

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AggregationServer;
 import io.dlion.aeron.Channels;
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;

@@ -1,15 +1,17 @@
-package io.dlion.aeron;
+package io.dlion.aeron.server;
 
 import java.util.EnumMap;
 import java.util.Map;
 
 import io.aeron.Aeron;
 import io.aeron.Counter;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.RejectReason;
 import org.agrona.CloseHelper;
 
 /**
  * The aggregation server's Aeron counters, labelled {@code dlion-server job=J shard=S: name}, readable live
- * with {@code AeronStat} (or {@code io.dlion.aeron.cli.StatMain}) while the job runs. Written by the server's
+ * with {@code AeronStat} while the job runs. Written by the server's
  * agent thread only.
  */
 public final class ServerCounters implements AutoCloseable {

@@ -1,0 +1,613 @@
+package io.dlion.aeron.server;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.ControlledFragmentHandler;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.logbuffer.Header;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.JobContext;
+import io.dlion.aeron.QuorumLostException;
+import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.VoteChunkFlyweight;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * The aggregation server of one shard of a job: an {@link Agent} that subscribes to the workers' vote chunks,
+ * votes each chunk as soon as every worker's vote for it has arrived, and publishes the result chunk at once,
+ * so voting and broadcasting overlap with the workers still sending (pipelined).
+ * <p>
+ * The agent is the duty cycle only; each job is a collaborator:
+ * <pre>
+ *   vote subscription -> decode header -> {@link Membership}   HELLO, sessions, authentication, joins, laggards, drops
+ *                                      -> {@link VoteWindow}   votes of the open round, chunk by chunk, deadline, quorum
+ *                        duty cycle    -> {@link ResultPublisher} result chunks, JOIN_NOTICEs, ROUND_ABORTs
+ * </pre>
+ * {@link #doWork()} is the only place a vote is taken: the fragment handler stops the poll as soon as a chunk may have
+ * every vote it waits for, and the duty cycle votes it before it reads another message.
+ * <p>
+ * Memory: votes are copied out of Aeron's receive buffer into a window of {@link Context#windowChunks()} chunk
+ * slots per worker; a vote for a chunk beyond the window is left in Aeron's buffer ({@code ABORT}) and read
+ * again once the oldest chunk has been published, which back-pressures a worker that runs ahead. The server
+ * therefore holds {@code workers * windowChunks * chunkWords} words, never N full vectors.
+ * <p>
+ * Who may vote: a worker's HELLO (with an HMAC-SHA256 of the job's secret when {@link Context#secret(byte[])} is
+ * set) binds its worker id to the Aeron session it came from; a vote from any other session is rejected as
+ * {@link RejectReason#UNAUTHENTICATED}. A new valid HELLO (a restarted worker) moves the binding.
+ * <p>
+ * Rounds: the first vote of the next round (the current one + 1, or on a fresh server the round a worker's HELLO
+ * named) opens it once the current round is complete; a vote of a closed round is rejected as
+ * {@link RejectReason#STALE_ROUND}, of a later one as {@link RejectReason#FUTURE_ROUND}. A chunk is voted as soon
+ * as every <em>active</em> worker's vote for it is in; the first chunk voted fixes the round's voters.
+ * <p>
+ * Deadline and quorum: when a round makes no progress for {@link Context#roundTimeoutNs()} (since it opened or since
+ * its last published chunk), the active workers missing from its oldest open chunk are dropped (counted in
+ * {@link ServerCounters#workersDropped()}) and the round goes on with the workers present, provided they are at least
+ * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
+ * {@link QuorumLostException}). A dropped worker's later votes of that round are rejected as
+ * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
+ * again when its vote for a round arrives before that round's voters are fixed, or when it says HELLO again (a restarted
+ * worker), from the next round whose voters are not fixed yet. Every result frame carries the
+ * mask of the workers whose votes it counts: a worker dropped in the middle of a round is counted in the chunks voted
+ * before the deadline and not in the later ones, so with {@link VoteRule#AVERAGE} one round's chunks can count
+ * different numbers of voters; workers apply each chunk with its own count ({@code AeronVoteExchange},
+ * {@code RoundResult.averageSegments}). Every rejected message is counted by reason in {@link ServerCounters}
+ * and never enters a vote.
+ * <p>
+ * Rejoin: a HELLO whose round is {@link HelloFlyweight#JOIN_ROUND} comes from a restarted worker without
+ * parameters. The server names its first round R (highest round opened + 2) and a donor (the lowest live worker) in a
+ * {@code JOIN_NOTICE} broadcast before any further result, and waits for the worker again from round R on; the donor
+ * hands it its parameters as of the start of round R (see {@code AeronVoteExchange.awaitJoin}).
+ * <p>
+ * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
+ */
+public final class AggregationServer implements Agent, AutoCloseable {
+    private final Context ctx;
+    private final ChunkLayout layout;
+    private final int workers;
+    private final Subscription subscription;
+    private final ExclusivePublication publication;
+    private final ServerCounters counters;
+    private final Membership membership;
+    private final VoteWindow window;
+    private final ResultPublisher publisher;
+    private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final HelloFlyweight hello = new HelloFlyweight();
+    private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
+    private final ControlledFragmentHandler fragmentHandler = this::onFragment;
+
+    /**
+     * Create the server: adds the vote subscription, the result publication and the counters.
+     *
+     * @param ctx configuration, concluded here.
+     */
+    public AggregationServer(final Context ctx) {
+        this.ctx = ctx.conclude();
+        this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, ctx.chunkWords());
+        this.workers = ctx.workers();
+        Subscription sub = null;
+        ExclusivePublication pub = null;
+        ServerCounters cnt = null;
+        try {
+            sub = ctx.aeron.addSubscription(ctx.voteChannel, ctx.voteStreamId);
+            pub = ctx.aeron.addExclusivePublication(ctx.resultChannel, ctx.resultStreamId);
+            cnt = new ServerCounters(ctx.aeron, ctx.jobId(), ctx.shard);
+        } catch (final RuntimeException ex) {
+            CloseHelper.quietCloseAll(cnt, pub, sub);
+            throw ex;
+        }
+        this.subscription = sub;
+        this.publication = pub;
+        this.counters = cnt;
+        if (publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH < ctx.chunkWords() * Long.BYTES) {
+            close();
+            throw new IllegalArgumentException("resultChannel mtu too small for chunkWords=" + ctx.chunkWords() + ": max payload "
+                + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords() * Long.BYTES)
+                + " (use mtu=8k or fewer chunkWords)");
+        }
+        this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs, ctx.epochClock, counters);
+        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), counters);
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters);
+    }
+
+    @Override
+    public String roleName() {
+        return "dlion-server-job" + ctx.jobId() + "-shard" + ctx.shard;
+    }
+
+    /**
+     * One duty cycle: send what is pending (an abort, join notices, then results), read votes until a chunk has every
+     * vote it waits for, vote every such chunk, send again, and at the round deadline drop the missing workers (or abort
+     * the round) and vote what that completes.
+     *
+     * @return work done.
+     */
+    @Override
+    public int doWork() {
+        int work = publisher.publishAbort();
+        work += publishNoticesThenResults();
+        work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
+        work += window.voteReady(membership.activeMask());
+        work += publishNoticesThenResults();
+        final long now = ctx.nanoClock.nanoTime();
+        if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
+            onDeadline(now);
+            work += 1 + window.voteReady(membership.activeMask());
+        }
+        return work;
+    }
+
+    @Override
+    public void onClose() {
+        close();
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(counters, publication, subscription);
+    }
+
+    /** @return the counters of this server. */
+    public ServerCounters counters() {
+        return counters;
+    }
+
+    /** @return the chunk grid of this server's shard. */
+    public ChunkLayout layout() {
+        return layout;
+    }
+
+    /** @return the configuration. */
+    public Context context() {
+        return ctx;
+    }
+
+    /** @return the highest round opened so far, -1 before the first vote. */
+    public long currentRound() {
+        return window.currentRound();
+    }
+
+    /** @return workers the next round waits for: every worker not dropped for missing a deadline. */
+    public long activeMask() {
+        return membership.activeMask();
+    }
+
+    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from. */
+    public long joinedMask() {
+        return membership.boundMask();
+    }
+
+    /** @return true when the result publication has at least one connected subscriber. */
+    public boolean isConnected() {
+        return publisher.isConnected();
+    }
+
+    private ControlledFragmentHandler.Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+        return onMessage(buffer, offset, length, header.flags(), header.sessionId());
+    }
+
+    /**
+     * Handle one message as if it came off the vote subscription: the server's whole decoder, for tools and tests that
+     * feed it frames directly (fuzzing) on the thread that runs the agent. A chunk the message completes is voted by
+     * the next {@link #doWork()}.
+     *
+     * @param buffer    holding the message.
+     * @param offset    of the message.
+     * @param length    of the message.
+     * @param flags     Aeron frame flags ({@code FrameDescriptor.UNFRAGMENTED} for a whole message).
+     * @param sessionId Aeron session the message came from.
+     * @return {@code ABORT} when the message must be offered again later (its round or chunk is not open yet),
+     *     {@code BREAK} when a chunk may now be voted (the duty cycle votes before it reads on), otherwise
+     *     {@code CONTINUE} (accepted, or rejected and counted).
+     */
+    public ControlledFragmentHandler.Action onMessage(final DirectBuffer buffer, final int offset, final int length, final byte flags,
+        final int sessionId) {
+        final ControlledFragmentHandler.Action action = handle(buffer, offset, length, flags, sessionId);
+        if (action == ControlledFragmentHandler.Action.ABORT) {
+            return action;
+        }
+        counters.bytesIn().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
+        return window.voteDue() ? ControlledFragmentHandler.Action.BREAK : action;
+    }
+
+    private ControlledFragmentHandler.Action handle(final DirectBuffer buffer, final int offset, final int length, final byte flags,
+        final int sessionId) {
+        if (flags != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
+            return reject(RejectReason.MALFORMED);
+        }
+        final MessageHeaderFlyweight msg = header.wrapForRead(buffer, offset);
+        if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION) {
+            return reject(RejectReason.BAD_VERSION);
+        }
+        if (msg.jobId() != ctx.jobId()) {
+            return reject(RejectReason.FOREIGN_JOB);
+        }
+        final int worker = msg.workerId();
+        if (worker >= workers) {
+            return reject(RejectReason.UNKNOWN_WORKER);
+        }
+        final int type = msg.type();
+        if (type == MessageType.HELLO) {
+            return onHello(hello.wrapForRead(buffer, offset), length, worker, sessionId);
+        }
+        if (type != MessageType.VOTE_CHUNK) {
+            return reject(RejectReason.UNEXPECTED_TYPE);
+        }
+        return onVote(vote.wrapForRead(buffer, offset), length, worker, sessionId);
+    }
+
+    private ControlledFragmentHandler.Action onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId) {
+        final RejectReason reason = membership.onHello(hello, length, worker, sessionId, window.currentRound(), window.hasCompletedRound());
+        if (reason != null) {
+            return reject(reason);
+        }
+        for (long m = membership.announced(); m != 0; m &= m - 1) {
+            window.excuse(Long.numberOfTrailingZeros(m), ctx.minVoters);
+        }
+        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && window.roundMask() == 0) {
+            // only laggards voted in it: close it unvoted; the next round is currentRound + 1 = the others' round
+            window.discard();
+        }
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    private ControlledFragmentHandler.Action onVote(final VoteChunkFlyweight vote, final int length, final int worker, final int sessionId) {
+        final MessageHeaderFlyweight msg = vote.header();
+        RejectReason reason = window.checkFrame(msg, length);
+        if (reason != null) {
+            return reject(reason);
+        }
+        if (!membership.isBound(worker, sessionId)) {
+            return reject(RejectReason.UNAUTHENTICATED);
+        }
+        final long round = msg.round();
+        if (membership.isBeforeJoinRound(worker, round)) {
+            // a worker told to rejoin: its votes count again from its join round, and must not open an earlier one
+            return reject(RejectReason.STALE_ROUND);
+        }
+        if (!window.isOpen() || round != window.currentRound()) {
+            if (round <= window.currentRound()) {
+                return reject(RejectReason.STALE_ROUND);
+            }
+            if (round > window.openableRound(membership.helloRound(worker))) {
+                return reject(RejectReason.FUTURE_ROUND);
+            }
+            if (window.isOpen() || publisher.isAbortPending()) {
+                return ControlledFragmentHandler.Action.ABORT;
+            }
+            membership.onRoundOpen(round);
+            window.open(round, ctx.nanoClock.nanoTime());
+        }
+        final int chunk = window.chunkOf(msg);
+        reason = window.checkArrival(chunk, worker);
+        if (reason != null) {
+            return reject(reason);
+        }
+        if (window.isBeyond(chunk)) {
+            return ControlledFragmentHandler.Action.ABORT;
+        }
+        reason = window.add(vote, chunk, worker);
+        if (reason != null) {
+            return reject(reason);
+        }
+        if (window.roundMask() == 0) {
+            membership.onTimelyVote(worker);
+        }
+        window.arrived(chunk, membership.activeMask());
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    private ControlledFragmentHandler.Action reject(final RejectReason reason) {
+        counters.rejected(reason).incrementPlain();
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    /**
+     * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
+     * with the others, or, with fewer than the quorum, the round is aborted.
+     */
+    private void onDeadline(final long now) {
+        if (window.isOldestChunkVoted()) {
+            window.progress(now);
+            return;
+        }
+        final long present = window.presentInOldestChunk();
+        membership.drop(window.required(membership.activeMask()) & ~present);
+        if (Long.bitCount(present) < ctx.minVoters) {
+            counters.roundsAbandoned().incrementPlain();
+            publisher.queueAbort(window.currentRound(), present);
+            window.abort();
+            return;
+        }
+        window.goOnWith(present, now);
+    }
+
+    /** JOIN_NOTICEs go out before any further result frame, so no worker reads a result of round R - 1 before them. */
+    private int publishNoticesThenResults() {
+        int work = 0;
+        for (int w = membership.nextNotice(); w >= 0; w = membership.nextNotice()) {
+            if (!publisher.publishJoinNotice(w, membership.joinRound(w), membership.joinDonor(w))) {
+                return work;
+            }
+            membership.noticeSent(w);
+            work++;
+        }
+        for (ChunkSlot slot = window.nextToPublish(); slot != null; slot = window.nextToPublish()) {
+            if (!publisher.publishResult(window.currentRound(), slot)) {
+                break;
+            }
+            window.published(ctx.nanoClock.nanoTime(), membership.activeMask());
+            work++;
+        }
+        return work;
+    }
+
+    /**
+     * Configuration of one aggregation server: the job's shared settings ({@link JobContext}) and the server's own.
+     * Required: {@link #aeron(Aeron)}, {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; everything
+     * else has a default from {@link Configuration}.
+     */
+    public static final class Context extends JobContext<Context> {
+        private Aeron aeron;
+        private int shard;
+        private long fromParam;
+        private long toParam = -1;
+        private String voteChannel = Configuration.voteChannel();
+        private int voteStreamId = Configuration.voteStreamId();
+        private String resultChannel = Configuration.resultChannel();
+        private int resultStreamId = Configuration.resultStreamId();
+        private int windowChunks = Configuration.windowChunks();
+        private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
+        private int fragmentLimit = Configuration.fragmentLimit();
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+        private int minVoters;
+        private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
+        private EpochClock epochClock = SystemEpochClock.INSTANCE;
+
+        /**
+         * Validate the configuration once and fill derived defaults.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the field that is wrong.
+         */
+        @Override
+        public Context conclude() {
+            super.conclude();
+            Objects.requireNonNull(aeron, "aeron");
+            if (toParam < 0) {
+                toParam = paramCount();
+            }
+            if (shard < 0 || shard > 0xFF) {
+                throw new IllegalArgumentException("shard must be in [0, 255], got " + shard);
+            }
+            Objects.requireNonNull(voteChannel, "voteChannel");
+            Objects.requireNonNull(resultChannel, "resultChannel");
+            if (windowChunks < 1) {
+                throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
+            }
+            if (roundTimeoutNs <= 0) {
+                throw new IllegalArgumentException("roundTimeoutNs must be > 0, got " + roundTimeoutNs);
+            }
+            if (fragmentLimit < 1) {
+                throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
+            }
+            Objects.requireNonNull(nanoClock, "nanoClock");
+            new ChunkLayout(paramCount(), fromParam, toParam, chunkWords());
+            if (minVoters == 0) {
+                minVoters = workers() / 2 + 1;
+            }
+            if (minVoters < 1 || minVoters > workers()) {
+                throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers() + "], got " + minVoters);
+            }
+            if (helloMaxSkewMs < 0) {
+                throw new IllegalArgumentException("helloMaxSkewMs must be >= 0, got " + helloMaxSkewMs);
+            }
+            Objects.requireNonNull(epochClock, "epochClock");
+            return this;
+        }
+
+        /**
+         * @param aeron client to add publications, subscriptions and counters with; not closed by the server.
+         * @return this for a fluent API.
+         */
+        public Context aeron(final Aeron aeron) {
+            this.aeron = aeron;
+            return this;
+        }
+
+        public Aeron aeron() {
+            return aeron;
+        }
+
+        /**
+         * @param shard index of this server's slice, 0 to 255.
+         * @return this for a fluent API.
+         */
+        public Context shard(final int shard) {
+            this.shard = shard;
+            return this;
+        }
+
+        public int shard() {
+            return shard;
+        }
+
+        /**
+         * @param fromParam first parameter this server owns, a multiple of 64.
+         * @param toParam   end (exclusive) of the slice, a multiple of 64 or the parameter count.
+         * @return this for a fluent API.
+         */
+        public Context paramRange(final long fromParam, final long toParam) {
+            this.fromParam = fromParam;
+            this.toParam = toParam;
+            return this;
+        }
+
+        public long fromParam() {
+            return fromParam;
+        }
+
+        public long toParam() {
+            return toParam;
+        }
+
+        /**
+         * @param channel the server subscribes to for votes.
+         * @return this for a fluent API.
+         */
+        public Context voteChannel(final String channel) {
+            this.voteChannel = channel;
+            return this;
+        }
+
+        public String voteChannel() {
+            return voteChannel;
+        }
+
+        /**
+         * @param streamId of the votes.
+         * @return this for a fluent API.
+         */
+        public Context voteStreamId(final int streamId) {
+            this.voteStreamId = streamId;
+            return this;
+        }
+
+        public int voteStreamId() {
+            return voteStreamId;
+        }
+
+        /**
+         * @param channel the server publishes results on: IPC, an MDC control address or a multicast group.
+         * @return this for a fluent API.
+         */
+        public Context resultChannel(final String channel) {
+            this.resultChannel = channel;
+            return this;
+        }
+
+        public String resultChannel() {
+            return resultChannel;
+        }
+
+        /**
+         * @param streamId of the results.
+         * @return this for a fluent API.
+         */
+        public Context resultStreamId(final int streamId) {
+            this.resultStreamId = streamId;
+            return this;
+        }
+
+        public int resultStreamId() {
+            return resultStreamId;
+        }
+
+        /**
+         * @param windowChunks chunks held at once per worker.
+         * @return this for a fluent API.
+         */
+        public Context windowChunks(final int windowChunks) {
+            this.windowChunks = windowChunks;
+            return this;
+        }
+
+        public int windowChunks() {
+            return windowChunks;
+        }
+
+        /**
+         * @param roundTimeoutNs how long a round may stay open before it is abandoned.
+         * @return this for a fluent API.
+         */
+        public Context roundTimeoutNs(final long roundTimeoutNs) {
+            this.roundTimeoutNs = roundTimeoutNs;
+            return this;
+        }
+
+        public long roundTimeoutNs() {
+            return roundTimeoutNs;
+        }
+
+        /**
+         * @param fragmentLimit fragments polled per duty cycle.
+         * @return this for a fluent API.
+         */
+        public Context fragmentLimit(final int fragmentLimit) {
+            this.fragmentLimit = fragmentLimit;
+            return this;
+        }
+
+        public int fragmentLimit() {
+            return fragmentLimit;
+        }
+
+        /**
+         * @param nanoClock for the round timeout.
+         * @return this for a fluent API.
+         */
+        public Context nanoClock(final NanoClock nanoClock) {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        public NanoClock nanoClock() {
+            return nanoClock;
+        }
+
+        /**
+         * @param minVoters the quorum: a round whose deadline passes with fewer workers' votes is aborted
+         *                  ({@link QuorumLostException} on the workers); default (0) a majority, {@code workers / 2 + 1}.
+         * @return this for a fluent API.
+         */
+        public Context minVoters(final int minVoters) {
+            this.minVoters = minVoters;
+            return this;
+        }
+
+        public int minVoters() {
+            return minVoters;
+        }
+
+        /**
+         * @param helloMaxSkewMs how far a HELLO's timestamp may be from this server's clock.
+         * @return this for a fluent API.
+         */
+        public Context helloMaxSkewMs(final long helloMaxSkewMs) {
+            this.helloMaxSkewMs = helloMaxSkewMs;
+            return this;
+        }
+
+        public long helloMaxSkewMs() {
+            return helloMaxSkewMs;
+        }
+
+        /**
+         * @param epochClock for HELLO timestamps.
+         * @return this for a fluent API.
+         */
+        public Context epochClock(final EpochClock epochClock) {
+            this.epochClock = epochClock;
+            return this;
+        }
+
+        public EpochClock epochClock() {
+            return epochClock;
+        }
+    }
+}

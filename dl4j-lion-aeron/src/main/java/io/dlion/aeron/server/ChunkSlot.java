@@ -1,0 +1,37 @@
+package io.dlion.aeron.server;
+
+import io.dlion.codec.DownlinkEncoding;
+
+/**
+ * One chunk in flight in the {@link VoteWindow}: the votes received for it and, once voted, its result, which the
+ * {@link ResultPublisher} reads. Every array is chunk-local (word 0 = the chunk's first word).
+ */
+final class ChunkSlot {
+    final long[][] votes;
+    final long[][][] voteView;
+    final long[][] present;
+    final long[][] out;
+    int chunk = -1;
+    long arrived;
+    boolean voted;
+    long voterMask;
+    int voters;
+    int encoding;
+    DownlinkEncoding downlink;
+
+    ChunkSlot(final int workers, final int chunkWords, final int planes) {
+        votes = new long[workers][chunkWords];
+        voteView = new long[workers][][];
+        for (int w = 0; w < workers; w++) {
+            voteView[w] = new long[][] {votes[w]};
+        }
+        present = new long[workers][];
+        out = new long[planes][chunkWords];
+    }
+
+    void reset(final int chunk) {
+        this.chunk = chunk;
+        arrived = 0;
+        voted = false;
+    }
+}

@@ -1,0 +1,178 @@
+package io.dlion.aeron.server;
+
+import io.aeron.ExclusivePublication;
+import io.aeron.Publication;
+import io.aeron.logbuffer.BufferClaim;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.ResultChunkFlyweight;
+import io.dlion.aeron.wire.RoundAbortFlyweight;
+import io.dlion.codec.TernaryEncoding;
+import io.dlion.vote.VoteAggregator;
+
+/**
+ * Everything one shard's server sends, on its result publication: result chunks, JOIN_NOTICEs and ROUND_ABORTs, each
+ * claimed with {@code tryClaim} and written by its frame flyweight in place.
+ * <p>
+ * An offer that is not accepted is never retried in a loop: {@code BACK_PRESSURED}, {@code ADMIN_ACTION} and
+ * {@code NOT_CONNECTED} are counted ({@link ServerCounters#backPressure()}) and the send methods return false, so the
+ * duty cycle offers again on its next turn; the round does not progress meanwhile, which bounds the wait by the round
+ * deadline. {@code CLOSED} and {@code MAX_POSITION_EXCEEDED} cannot recover and throw. A result chunk too large for one
+ * frame (count planes of many voters) goes as several frames; the publisher remembers how far it got.
+ * Not thread-safe: the server's agent thread only.
+ */
+final class ResultPublisher {
+    private final ExclusivePublication publication;
+    private final int jobId;
+    private final int shard;
+    private final ChunkLayout layout;
+    private final ServerCounters counters;
+    private final int maxBodyLength;
+    private final BufferClaim bufferClaim = new BufferClaim();
+    private final ResultChunkFlyweight result = new ResultChunkFlyweight();
+    private final JoinNoticeFlyweight notice = new JoinNoticeFlyweight();
+    private final RoundAbortFlyweight abort = new RoundAbortFlyweight();
+
+    private boolean abortPending;
+    private long abortRound;
+    private long abortMask;
+    private long sendingRound = -1;
+    private int sendingChunk = -1;
+    private int sentWords;
+
+    /**
+     * @param publication the result publication; not closed here.
+     * @param jobId       of the job.
+     * @param shard       index of the server's slice.
+     * @param layout      the shard's chunk grid.
+     * @param counters    where bytes out and offers not accepted are counted.
+     */
+    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout,
+        final ServerCounters counters) {
+        this.publication = publication;
+        this.jobId = jobId;
+        this.shard = shard;
+        this.layout = layout;
+        this.counters = counters;
+        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH;
+    }
+
+    /** @return true when the publication has at least one connected subscriber. */
+    boolean isConnected() {
+        return publication.isConnected();
+    }
+
+    /**
+     * Queue the ROUND_ABORT of a round, sent by {@link #publishAbort()}.
+     *
+     * @param round     the round aborted.
+     * @param voterMask the workers that voted.
+     */
+    void queueAbort(final long round, final long voterMask) {
+        abortPending = true;
+        abortRound = round;
+        abortMask = voterMask;
+    }
+
+    /** @return true while a ROUND_ABORT waits to be sent: no new round may open before it goes out. */
+    boolean isAbortPending() {
+        return abortPending;
+    }
+
+    /** @return 1 when the pending ROUND_ABORT went out, otherwise 0. */
+    int publishAbort() {
+        if (!abortPending || !claim(RoundAbortFlyweight.LENGTH)) {
+            return 0;
+        }
+        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortMask);
+        commit(RoundAbortFlyweight.LENGTH);
+        abortPending = false;
+        return 1;
+    }
+
+    /**
+     * @param joiningWorker the worker that (re)joins.
+     * @param firstRound    the first round it votes in.
+     * @param donor         its donor, or {@link JoinNoticeFlyweight#NO_DONOR}.
+     * @return true when the JOIN_NOTICE went out.
+     */
+    boolean publishJoinNotice(final int joiningWorker, final long firstRound, final int donor) {
+        if (!claim(JoinNoticeFlyweight.LENGTH)) {
+            return false;
+        }
+        notice.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, firstRound, layout.fromWord(), donor, shard, joiningWorker);
+        commit(JoinNoticeFlyweight.LENGTH);
+        return true;
+    }
+
+    /**
+     * Send a voted chunk's result, in as many frames as it needs, continuing where a refused offer stopped.
+     *
+     * @param round the round.
+     * @param slot  the voted chunk.
+     * @return true when the whole chunk went out.
+     */
+    boolean publishResult(final long round, final ChunkSlot slot) {
+        if (round != sendingRound || slot.chunk != sendingChunk) {
+            sendingRound = round;
+            sendingChunk = slot.chunk;
+            sentWords = 0;
+        }
+        final int chunkWordOffset = layout.wordOffset(slot.chunk);
+        final int words = layout.wordsOf(slot.chunk);
+        final long chunkParams = layout.paramsOf(chunkWordOffset, words);
+        final int maxFrameWords = maxFrameWords(slot.encoding, slot.voters);
+        while (sentWords < words) {
+            final int from = sentWords;
+            final int frameWords = Math.min(words - from, maxFrameWords);
+            final int length = ResultChunkFlyweight.length(slot.downlink, chunkParams, from, from + frameWords);
+            if (!claim(length)) {
+                return false;
+            }
+            result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(slot.encoding, jobId, round, chunkWordOffset + from, frameWords,
+                shard, slot.voterMask, slot.downlink, slot.out, chunkParams, from);
+            commit(length);
+            sentWords += frameWords;
+        }
+        sendingChunk = -1;
+        return true;
+    }
+
+    /** Largest frame of a result chunk in words: a whole chunk for signs, whole 5-word groups for ternary bytes. */
+    private int maxFrameWords(final int encoding, final int voters) {
+        switch (encoding) {
+            case Encoding.SIGN_BITS:
+                return maxBodyLength / Long.BYTES;
+            case Encoding.TERNARY:
+                return maxBodyLength / (TernaryEncoding.WORD_ALIGNMENT * Long.SIZE / Encoding.TRITS_PER_BYTE) * TernaryEncoding.WORD_ALIGNMENT;
+            default:
+                return maxBodyLength / (VoteAggregator.planes(voters) * Long.BYTES);
+        }
+    }
+
+    private boolean claim(final int length) {
+        final long position = publication.tryClaim(length, bufferClaim);
+        if (position >= 0) {
+            return true;
+        }
+        if (position == Publication.BACK_PRESSURED || position == Publication.ADMIN_ACTION || position == Publication.NOT_CONNECTED) {
+            counters.backPressure().incrementPlain();
+            return false;
+        }
+        if (position == Publication.CLOSED) {
+            throw new IllegalStateException("result publication closed: " + publication.channel());
+        }
+        if (position == Publication.MAX_POSITION_EXCEEDED) {
+            throw new IllegalStateException("result publication reached its maximum position, restart the server with a larger term-length: "
+                + publication.channel());
+        }
+        throw new IllegalStateException("unknown offer result " + position);
+    }
+
+    private void commit(final int length) {
+        bufferClaim.commit();
+        counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
+    }
+}

@@ -1,0 +1,105 @@
+package io.dlion.aeron.wire;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Encoder and decoder of a {@link MessageType#JOIN_NOTICE}: a worker (re)joins the job. It votes from the round named
+ * on, and the donor hands it the job's parameters as of the start of that round. No body.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+---------------+---------------+
+ *  |  Magic 0xD1   |    Version    |   Type = 5    |   NONE = 0    |  0
+ *  +---------------+---------------+---------------+---------------+
+ *  |                            Job Id                             |  4
+ *  +---------------------------------------------------------------+
+ *  |              First round the joining worker votes in          |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                  First word of the shard                      | 16
+ *  +-------------------------------+---------------+---------------+
+ *  |              0                | Donor or 0xFF |  Shard Index  | 20
+ *  +-------------------------------+---------------+---------------+
+ *  |            Joining worker's bit (exactly one bit set)         | 24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The donor field is {@link MessageHeaderFlyweight#SERVER_WORKER_ID} when no live worker can hand over parameters.
+ * Fields are little-endian; the offsets are {@link MessageHeaderFlyweight}'s.
+ */
+public final class JoinNoticeFlyweight {
+    /** Length of a JOIN_NOTICE. */
+    public static final int LENGTH = MessageHeaderFlyweight.HEADER_LENGTH;
+    /** Offset of the donor's worker id. */
+    public static final int DONOR_OFFSET = MessageHeaderFlyweight.WORKER_ID_OFFSET;
+    /** Offset of the joining worker's bit. */
+    public static final int JOINING_MASK_OFFSET = MessageHeaderFlyweight.VOTER_MASK_OFFSET;
+    /** Donor field when there is no donor. */
+    public static final int NO_DONOR = MessageHeaderFlyweight.SERVER_WORKER_ID;
+
+    private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+
+    /**
+     * @param buffer to write the message into.
+     * @param offset at which the message starts.
+     * @return this for a fluent API.
+     */
+    public JoinNoticeFlyweight wrap(final MutableDirectBuffer buffer, final int offset) {
+        header.wrap(buffer, offset);
+        return this;
+    }
+
+    /**
+     * @param buffer holding a received message (mutable, as Aeron's term buffers are).
+     * @param offset at which the message starts.
+     * @return this for a fluent API.
+     */
+    public JoinNoticeFlyweight wrapForRead(final DirectBuffer buffer, final int offset) {
+        header.wrapForRead(buffer, offset);
+        return this;
+    }
+
+    /** @return the common header of the wrapped message. */
+    public MessageHeaderFlyweight header() {
+        return header;
+    }
+
+    /**
+     * Write a whole JOIN_NOTICE at the wrapped offset.
+     *
+     * @param jobId         of the job.
+     * @param firstRound    the first round the joining worker votes in.
+     * @param wordOffset    first word of the shard.
+     * @param donor         worker id of the donor, or {@link #NO_DONOR}.
+     * @param shard         index of the server's slice.
+     * @param joiningWorker worker id of the joining worker.
+     * @return the length written.
+     */
+    public int encode(final int jobId, final long firstRound, final int wordOffset, final int donor, final int shard, final int joiningWorker) {
+        header.writeHeader(MessageType.JOIN_NOTICE, Encoding.NONE)
+            .jobId(jobId)
+            .round(firstRound)
+            .chunkWordOffset(wordOffset)
+            .chunkWords(0)
+            .workerId(donor)
+            .shard(shard)
+            .voterMask(1L << joiningWorker);
+        return LENGTH;
+    }
+
+    /** @return the first round the joining worker votes in. */
+    public long firstRound() {
+        return header.round();
+    }
+
+    /** @return the donor's worker id, or {@link #NO_DONOR}. */
+    public int donor() {
+        return header.workerId();
+    }
+
+    /** @return the joining worker's bit as received (a valid notice has exactly one bit set). */
+    public long joiningMask() {
+        return header.voterMask();
+    }
+}

@@ -1,0 +1,72 @@
+package io.dlion.aeron.server;
+
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Subscription;
+import io.aeron.logbuffer.ControlledFragmentHandler;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.VoteChunkFlyweight;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The agent itself, pumped by hand on the test thread: its duty cycle, and nothing else, takes the votes. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class AggregationServerTest {
+    private static final String IPC = "aeron:ipc?mtu=8k";
+    private static final int JOB = 4;
+    private static final int WORKERS = 2;
+    private static final long PARAMS = 3_000;
+    private static final int CHUNK_WORDS = 20;
+
+    private AeronRuntime runtime;
+    private AggregationServer server;
+    private Subscription results;
+
+    @AfterEach
+    void tearDown() {
+        CloseHelper.closeAll(results, server, runtime);
+    }
+
+    @Test
+    void shouldVoteAChunkOnlyInTheDutyCycleAfterTheMessageThatCompletedIt() throws InterruptedException {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(WORKERS).paramCount(PARAMS).chunkWords(CHUNK_WORDS)
+            .voteChannel(IPC).voteStreamId(1781).resultChannel(IPC).resultStreamId(1782));
+        results = runtime.aeron().addSubscription(IPC, 1782);
+        while (!server.isConnected()) {
+            Thread.sleep(1);
+        }
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[VoteChunkFlyweight.length((long)CHUNK_WORDS * 64)]);
+        for (int w = 0; w < WORKERS; w++) {
+            final int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, w, 0, PARAMS, null, 0, 0);
+            assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10 + w));
+        }
+        final long[][] signs = {new long[(int)((PARAMS + 63) >>> 6)]};
+        final VoteChunkFlyweight vote = new VoteChunkFlyweight();
+        int length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 0, 0, signs, PARAMS, 0);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10));
+        length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, signs, PARAMS, 0);
+        assertEquals(ControlledFragmentHandler.Action.BREAK, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 11),
+            "the chunk has every vote: the poll stops there");
+        assertEquals(0, server.counters().chunksVoted().get(), "not voted by the message handler");
+        server.doWork();
+        assertEquals(1, server.counters().chunksVoted().get(), "voted by the duty cycle");
+        assertEquals(0, server.counters().rejectedTotal());
+
+        length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, signs, PARAMS, 0);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 11));
+        assertEquals(1, server.counters().rejected(RejectReason.DUPLICATE).get(), "a vote of a published chunk");
+        length = vote.wrap(frame, 0).encode(JOB, 0, CHUNK_WORDS, CHUNK_WORDS, 1, 0, signs, PARAMS, CHUNK_WORDS);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 99));
+        assertEquals(1, server.counters().rejected(RejectReason.UNAUTHENTICATED).get(), "a vote from another session");
+    }
+}

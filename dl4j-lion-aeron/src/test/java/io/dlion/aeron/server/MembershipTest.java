@@ -1,0 +1,163 @@
+package io.dlion.aeron.server;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Membership}'s decisions, fed real HELLO frames, with its counters on an embedded driver. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MembershipTest {
+    private static final byte[] SECRET = "dl4j-lion test secret, 32 bytes!".getBytes(StandardCharsets.US_ASCII);
+    private static final int WORKERS = 3;
+    private static final long PARAMS = 10_000;
+    private static final long NOW_MS = 1_700_000_000_000L;
+    private static final long SKEW_MS = 1_000;
+
+    private final UnsafeBuffer frame = new UnsafeBuffer(new byte[HelloFlyweight.SIGNED_LENGTH]);
+    private final HelloFlyweight hello = new HelloFlyweight();
+    private final HelloCredentials credentials = new HelloCredentials(SECRET);
+    private AeronRuntime runtime;
+    private ServerCounters counters;
+
+    @BeforeEach
+    void setUp() {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        counters = new ServerCounters(runtime.aeron(), 1, 0);
+    }
+
+    @AfterEach
+    void tearDown() {
+        CloseHelper.closeAll(counters, runtime);
+    }
+
+    @Test
+    void shouldBindAWorkerToTheSessionOfItsLatestHello() {
+        final Membership membership = membership(null);
+        assertFalse(membership.isBound(1, 100));
+        assertNull(hello(membership, 1, 0, 100, null, 0, -1, false));
+        assertTrue(membership.isBound(1, 100));
+        assertFalse(membership.isBound(1, 101));
+        assertNull(hello(membership, 1, 0, 101, null, 0, -1, false), "a restarted worker");
+        assertTrue(membership.isBound(1, 101));
+        assertFalse(membership.isBound(1, 100), "the binding moved");
+        assertEquals(0b010, membership.boundMask());
+        assertEquals(2, counters.workersJoined().get());
+    }
+
+    @Test
+    void shouldRefuseHellosWithoutValidFreshCredentialsWhenTheJobHasASecret() {
+        final Membership membership = membership(SECRET);
+        assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 100, null, 0, -1, false), "no credentials");
+        assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 100, new HelloCredentials("another job's secret, 32 bytes!".getBytes(
+            StandardCharsets.US_ASCII)), NOW_MS, -1, false), "another secret");
+        assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 100, credentials, NOW_MS - 2 * SKEW_MS, -1, false), "stale");
+        assertNull(hello(membership, 0, 0, 100, credentials, NOW_MS, -1, false));
+        assertEquals(RejectReason.BAD_CREDENTIALS, replay(membership, 100), "a replay of the accepted HELLO");
+        assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 200, credentials, NOW_MS - 1, -1, false), "older than the last");
+        assertTrue(membership.isBound(0, 100));
+        assertEquals(1, counters.workersJoined().get());
+    }
+
+    @Test
+    void shouldRefuseHellosOfAnotherShardOrVector() {
+        final Membership membership = membership(null);
+        final int length = hello.wrap(frame, 0).encode(1, 0, 0, 0, 1, PARAMS, null, 0, 0);
+        assertEquals(RejectReason.WRONG_SHARD, membership.onHello(hello, length, 0, 100, -1, false));
+        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS + 1, null, 0, 0);
+        assertEquals(RejectReason.PARAM_COUNT_MISMATCH, membership.onHello(hello, length, 0, 100, -1, false));
+        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS, null, 0, 0);
+        assertEquals(RejectReason.BAD_LENGTH, membership.onHello(hello, length + 1, 0, 100, -1, false));
+        assertEquals(0, membership.boundMask());
+    }
+
+    @Test
+    void shouldGiveAJoiningWorkerTheRoundAfterNextAndTheLowestLiveDonor() {
+        final Membership membership = membership(null);
+        for (int w = 0; w < WORKERS; w++) {
+            assertNull(hello(membership, w, 0, 100 + w, null, 0, -1, false));
+        }
+        assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 200, null, 0, 4, true));
+        assertEquals(0b001, membership.announced());
+        assertEquals(0b110, membership.activeMask(), "not waited for until its first round");
+        assertEquals(6, membership.joinRound(0), "highest round opened + 2");
+        assertEquals(1, membership.joinDonor(0), "the lowest live worker");
+        assertEquals(0, membership.nextNotice());
+        membership.noticeSent(0);
+        assertEquals(-1, membership.nextNotice());
+        assertTrue(membership.isBeforeJoinRound(0, 5));
+        assertFalse(membership.isBeforeJoinRound(0, 6));
+        membership.onRoundOpen(5);
+        assertEquals(0b110, membership.activeMask());
+        membership.onRoundOpen(6);
+        assertEquals(0b111, membership.activeMask(), "waited for again from its first round");
+        assertFalse(membership.isBeforeJoinRound(0, 5));
+        assertEquals(1, counters.joinsAnnounced().get());
+    }
+
+    @Test
+    void shouldNameNoDonorWhenNoWorkerIsLive() {
+        final Membership membership = membership(null);
+        assertNull(hello(membership, 2, HelloFlyweight.JOIN_ROUND, 100, null, 0, -1, false));
+        assertEquals(JoinNoticeFlyweight.NO_DONOR, membership.joinDonor(2));
+        assertEquals(1, membership.joinRound(2), "a fresh server that knows no round: round 1");
+    }
+
+    @Test
+    void shouldTellLaggardsOfAFreshServerToRejoin() {
+        final Membership membership = membership(null);
+        assertNull(hello(membership, 0, 5, 100, null, 0, -1, false));
+        assertNull(hello(membership, 1, 5, 101, null, 0, 5, false));
+        assertEquals(0, membership.announced());
+        assertNull(hello(membership, 2, 6, 102, null, 0, 5, false));
+        assertEquals(0b011, membership.announced(), "workers 0 and 1 missed round 5's result");
+        assertEquals(6, membership.newestHelloRound());
+        assertEquals(7, membership.joinRound(0), "round 5 opened: 5 + 2");
+        assertEquals(2, membership.joinDonor(1), "the worker that has round 5's result");
+        assertEquals(0b100, membership.activeMask());
+        assertEquals(2, counters.laggardsResynced().get());
+        assertNull(hello(membership, 2, 6, 102, null, 0, 5, true));
+        assertEquals(0, membership.announced(), "no resync once a round completed");
+    }
+
+    @Test
+    void shouldDropWorkersAtADeadlineAndWaitForThemAgainWhenTheyVoteInTime() {
+        final Membership membership = membership(null);
+        membership.drop(0b110);
+        assertEquals(0b001, membership.activeMask());
+        assertEquals(2, counters.workersDropped().get());
+        membership.onTimelyVote(2);
+        membership.onTimelyVote(0);
+        assertEquals(0b101, membership.activeMask());
+        assertEquals(1, counters.workersRejoined().get(), "only the dropped worker rejoined");
+    }
+
+    private Membership membership(final byte[] secret) {
+        return new Membership(WORKERS, 0, PARAMS, secret, SKEW_MS, () -> NOW_MS, counters);
+    }
+
+    private RejectReason hello(final Membership membership, final int worker, final long round, final int sessionId,
+        final HelloCredentials signer, final long timestampMs, final long latestRound, final boolean roundCompleted) {
+        final int length = hello.wrap(frame, 0).encode(1, round, 0, worker, 0, PARAMS, signer, timestampMs ^ worker, timestampMs);
+        return membership.onHello(hello.wrapForRead(frame, 0), length, worker, sessionId, latestRound, roundCompleted);
+    }
+
+    private RejectReason replay(final Membership membership, final int sessionId) {
+        return membership.onHello(hello.wrapForRead(frame, 0), HelloFlyweight.SIGNED_LENGTH, 0, sessionId, -1, false);
+    }
+}

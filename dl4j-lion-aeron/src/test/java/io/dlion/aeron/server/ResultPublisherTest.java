@@ -1,0 +1,157 @@
+package io.dlion.aeron.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.ResultChunkFlyweight;
+import io.dlion.aeron.wire.RoundAbortFlyweight;
+import io.dlion.codec.CountEncoding;
+import io.dlion.vote.VoteAggregator;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link ResultPublisher} on a real IPC publication of an embedded driver. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ResultPublisherTest {
+    private static final String CHANNEL = "aeron:ipc?mtu=8k";
+    private static final int STREAM = 1791;
+    private static final int CHUNK_WORDS = 1000;
+    private static final long PARAMS = 3L * CHUNK_WORDS * 64;
+
+    private final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
+    private AeronRuntime runtime;
+    private ServerCounters counters;
+    private ExclusivePublication publication;
+    private Subscription subscription;
+
+    @BeforeEach
+    void setUp() {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        counters = new ServerCounters(runtime.aeron(), 1, 2);
+        publication = runtime.aeron().addExclusivePublication(CHANNEL, STREAM);
+    }
+
+    @AfterEach
+    void tearDown() {
+        CloseHelper.closeAll(subscription, publication, counters, runtime);
+    }
+
+    @Test
+    void shouldCountRefusedOffersWithoutRetryingAndHoldTheAbortUntilItGoesOut() throws InterruptedException {
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        assertFalse(publisher.publishJoinNotice(1, 7, 0), "no subscriber: not connected");
+        assertEquals(1, counters.backPressure().get());
+        publisher.queueAbort(4, 0b01);
+        assertEquals(0, publisher.publishAbort());
+        assertTrue(publisher.isAbortPending());
+        assertEquals(2, counters.backPressure().get());
+
+        connect();
+        assertEquals(1, publisher.publishAbort());
+        assertFalse(publisher.isAbortPending());
+        assertEquals(0, publisher.publishAbort(), "sent once");
+        final List<byte[]> frames = receive(1);
+        final RoundAbortFlyweight abort = new RoundAbortFlyweight().wrapForRead(new UnsafeBuffer(frames.get(0)), 0);
+        assertEquals(MessageType.ROUND_ABORT, abort.header().type());
+        assertEquals(4, abort.round());
+        assertEquals(0b01, abort.voterMask());
+        assertEquals(2, abort.header().shard());
+        assertEquals(ChunkLayout.frameLength(0), counters.bytesOut().get());
+    }
+
+    @Test
+    void shouldSendAJoinNoticeNamingTheWorkerTheRoundAndTheDonor() throws InterruptedException {
+        connect();
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        assertTrue(publisher.publishJoinNotice(5, 12, JoinNoticeFlyweight.NO_DONOR));
+        final JoinNoticeFlyweight notice = new JoinNoticeFlyweight().wrapForRead(new UnsafeBuffer(receive(1).get(0)), 0);
+        assertEquals(1L << 5, notice.joiningMask());
+        assertEquals(12, notice.firstRound());
+        assertEquals(JoinNoticeFlyweight.NO_DONOR, notice.donor());
+    }
+
+    @Test
+    void shouldSplitACountChunkTooLargeForOneFrameIntoFramesThatReassembleIt() throws InterruptedException {
+        connect();
+        final int voters = 64;
+        final CountEncoding encoding = new CountEncoding(voters);
+        final ChunkSlot slot = new ChunkSlot(1, CHUNK_WORDS, VoteAggregator.planes(voters));
+        final SplittableRandom random = new SplittableRandom(3);
+        for (final long[] plane : slot.out) {
+            for (int i = 0; i < plane.length; i++) {
+                plane[i] = random.nextLong();
+            }
+        }
+        slot.chunk = 1;
+        slot.voted = true;
+        slot.voterMask = -1L;
+        slot.voters = voters;
+        slot.encoding = Encoding.COUNT_PLANES;
+        slot.downlink = encoding;
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        assertTrue(publisher.publishResult(9, slot));
+
+        final int planes = encoding.planes();
+        final int maxFrameWords = (publication.maxPayloadLength() - ResultChunkFlyweight.BODY_OFFSET) / (planes * Long.BYTES);
+        final int expectedFrames = (CHUNK_WORDS + maxFrameWords - 1) / maxFrameWords;
+        final List<byte[]> frames = receive(expectedFrames);
+        final long[][] read = new long[planes][CHUNK_WORDS];
+        int nextWord = layout.wordOffset(1);
+        for (final byte[] bytes : frames) {
+            final ResultChunkFlyweight frame = new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(bytes), 0);
+            assertEquals(nextWord, frame.header().chunkWordOffset(), "frames in word order, no gap");
+            assertEquals(9, frame.header().round());
+            assertEquals(-1L, frame.voterMask());
+            final int words = frame.header().chunkWords();
+            final long[][] part = new long[planes][words];
+            frame.decode(encoding, (long)words * 64, part);
+            for (int p = 0; p < planes; p++) {
+                System.arraycopy(part[p], 0, read[p], nextWord - layout.wordOffset(1), words);
+            }
+            nextWord += words;
+        }
+        assertEquals(layout.wordOffset(2), nextWord);
+        for (int p = 0; p < planes; p++) {
+            assertArrayEquals(slot.out[p], read[p], "plane " + p);
+        }
+    }
+
+    private void connect() throws InterruptedException {
+        subscription = runtime.aeron().addSubscription(CHANNEL, STREAM);
+        while (!publication.isConnected()) {
+            Thread.sleep(1);
+        }
+    }
+
+    private List<byte[]> receive(final int count) throws InterruptedException {
+        final List<byte[]> frames = new ArrayList<>();
+        while (frames.size() < count) {
+            if (subscription.poll((buffer, offset, length, header) -> {
+                final byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                frames.add(bytes);
+            }, 10) == 0) {
+                Thread.sleep(1);
+            }
+        }
+        return frames;
+    }
+}
