@@ -62,19 +62,23 @@ public final class Configuration {
     private Configuration() {
     }
 
-    static String voteChannel() {
+    /** @return the vote channel from {@value #VOTE_CHANNEL_PROP_NAME}, {@link #VOTE_CHANNEL_DEFAULT} when unset. */
+    public static String voteChannel() {
         return System.getProperty(VOTE_CHANNEL_PROP_NAME, VOTE_CHANNEL_DEFAULT);
     }
 
-    static int voteStreamId() {
+    /** @return the vote stream id from {@value #VOTE_STREAM_ID_PROP_NAME}, {@link #VOTE_STREAM_ID_DEFAULT} when unset. */
+    public static int voteStreamId() {
         return Integer.getInteger(VOTE_STREAM_ID_PROP_NAME, VOTE_STREAM_ID_DEFAULT);
     }
 
-    static String resultChannel() {
+    /** @return the result channel from {@value #RESULT_CHANNEL_PROP_NAME}, {@link #RESULT_CHANNEL_DEFAULT} when unset. */
+    public static String resultChannel() {
         return System.getProperty(RESULT_CHANNEL_PROP_NAME, RESULT_CHANNEL_DEFAULT);
     }
 
-    static int resultStreamId() {
+    /** @return the result stream id from {@value #RESULT_STREAM_ID_PROP_NAME}, {@link #RESULT_STREAM_ID_DEFAULT} when unset. */
+    public static int resultStreamId() {
         return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
     }
 
@@ -94,11 +98,13 @@ public final class Configuration {
         return Long.getLong(ROUND_TIMEOUT_MS_PROP_NAME, ROUND_TIMEOUT_MS_DEFAULT);
     }
 
-    static long connectTimeoutMs() {
+    /** @return the workers' connect timeout from {@value #CONNECT_TIMEOUT_MS_PROP_NAME}, {@link #CONNECT_TIMEOUT_MS_DEFAULT} when unset. */
+    public static long connectTimeoutMs() {
         return Long.getLong(CONNECT_TIMEOUT_MS_PROP_NAME, CONNECT_TIMEOUT_MS_DEFAULT);
     }
 
-    static int fragmentLimit() {
+    /** @return fragments polled per call from {@value #FRAGMENT_LIMIT_PROP_NAME}, {@link #FRAGMENT_LIMIT_DEFAULT} when unset. */
+    public static int fragmentLimit() {
         return Integer.getInteger(FRAGMENT_LIMIT_PROP_NAME, FRAGMENT_LIMIT_DEFAULT);
     }
 }

@@ -9,7 +9,7 @@ import org.agrona.DirectBuffer;
  * Aeron's term buffers in place (no copy): Aeron's log buffers wrap a mapped {@code ByteBuffer}, test buffers a
  * {@code byte[]}.
  */
-final class WireBuffers {
+public final class WireBuffers {
     private WireBuffers() {
     }
 
@@ -18,7 +18,7 @@ final class WireBuffers {
      * @return the {@code ByteBuffer} to pass to the codec, indexed with {@link #index(DirectBuffer, int)}.
      * @throws IllegalArgumentException when the buffer wraps a raw address.
      */
-    static ByteBuffer byteBuffer(final DirectBuffer buffer) {
+    public static ByteBuffer byteBuffer(final DirectBuffer buffer) {
         final ByteBuffer byteBuffer = buffer.byteBuffer();
         if (byteBuffer != null) {
             return byteBuffer;
@@ -35,7 +35,7 @@ final class WireBuffers {
      * @param offset an offset in it.
      * @return the absolute index of that offset in {@link #byteBuffer(DirectBuffer)}.
      */
-    static int index(final DirectBuffer buffer, final int offset) {
+    public static int index(final DirectBuffer buffer, final int offset) {
         return buffer.wrapAdjustment() + offset;
     }
 }

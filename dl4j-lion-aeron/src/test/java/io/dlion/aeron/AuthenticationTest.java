@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.exchange.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;

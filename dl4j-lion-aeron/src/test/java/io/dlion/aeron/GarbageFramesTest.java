@@ -20,6 +20,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.dlion.aeron.cli.GarbageMain;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.fault.GarbageFrames;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.Aeron;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.exchange.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;

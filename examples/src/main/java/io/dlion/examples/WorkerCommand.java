@@ -4,7 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import io.dlion.aeron.RejoinRequiredException;
+import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.examples.train.Recovery;
 import io.dlion.examples.train.RemoteTransport;

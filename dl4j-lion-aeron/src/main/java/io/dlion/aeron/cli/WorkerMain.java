@@ -6,9 +6,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AeronVoteExchange;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.SyntheticVotes;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.exchange.RoundResult;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
