@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.aeron.Aeron;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.wire.ChunkLayout;

@@ -6,8 +6,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AeronVoteExchange;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import picocli.CommandLine.Command;

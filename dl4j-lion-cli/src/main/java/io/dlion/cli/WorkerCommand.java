@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import io.dlion.aeron.RejoinRequiredException;
+import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
 import io.dlion.cli.train.Sharing;

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.testkit.Frames;

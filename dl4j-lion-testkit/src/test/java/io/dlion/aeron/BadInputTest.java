@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.wire.ChunkLayout;

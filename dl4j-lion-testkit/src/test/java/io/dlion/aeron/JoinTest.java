@@ -8,6 +8,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;

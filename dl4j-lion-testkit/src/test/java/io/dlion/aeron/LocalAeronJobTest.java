@@ -50,33 +50,31 @@ class LocalAeronJobTest {
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
             .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).shards(shards))) {
             pool = Executors.newFixedThreadPool(n);
-            final List<Future<List<RoundResult>>> futures = new ArrayList<>();
+            final List<Future<long[]>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 final int id = i;
                 futures.add(pool.submit(() -> {
                     final VoteExchange exchange = job.exchange(id);
                     assertEquals(id, exchange.workerId());
                     assertEquals(n, exchange.workers());
-                    final List<RoundResult> results = new ArrayList<>();
+                    final long[] digests = new long[rounds];
                     for (int r = 0; r < rounds; r++) {
                         exchange.submit(r, SyntheticVotes.vote(3, r, id, params), params);
-                        results.add(exchange.await(r, 10_000));
+                        final RoundResult result = exchange.await(r, 10_000);
+                        // a result is valid until the next submit: check it now
+                        NaiveVote.assertMatches(votes(r, n, params), params, rule, result);
+                        digests[r] = SyntheticVotes.digest(result);
                     }
-                    return results;
+                    return digests;
                 }));
             }
-            final List<List<RoundResult>> all = new ArrayList<>();
-            for (final Future<List<RoundResult>> future : futures) {
+            final List<long[]> all = new ArrayList<>();
+            for (final Future<long[]> future : futures) {
                 all.add(future.get(20, TimeUnit.SECONDS));
             }
             for (int r = 0; r < rounds; r++) {
-                final long[][] votes = new long[n][];
-                for (int i = 0; i < n; i++) {
-                    votes[i] = SyntheticVotes.vote(3, r, i, params);
-                }
-                NaiveVote.assertMatches(votes, params, rule, all.get(0).get(r));
                 for (int i = 1; i < n; i++) {
-                    assertEquals(SyntheticVotes.digest(all.get(0).get(r)), SyntheticVotes.digest(all.get(i).get(r)), "worker " + i + " round " + r);
+                    assertEquals(all.get(0)[r], all.get(i)[r], "worker " + i + " round " + r);
                 }
             }
             assertEquals(shards, job.shards().size());
@@ -86,6 +84,14 @@ class LocalAeronJobTest {
             }
             assertNull(job.serverError());
         }
+    }
+
+    private static long[][] votes(final int round, final int n, final long params) {
+        final long[][] votes = new long[n][];
+        for (int i = 0; i < n; i++) {
+            votes[i] = SyntheticVotes.vote(3, round, i, params);
+        }
+        return votes;
     }
 
     @Test

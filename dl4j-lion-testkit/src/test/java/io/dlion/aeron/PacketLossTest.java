@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.Aeron;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;

@@ -8,6 +8,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.testkit.Await;
 import io.dlion.testkit.Frames;

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.testkit.NaiveVote;
@@ -126,29 +127,27 @@ class TransportSystemTest {
         final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort), 1701,
             Channels.udpResultsSubscription("127.0.0.1", controlPort, "127.0.0.1"), 1702));
         connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
-        final List<Future<List<RoundResult>>> futures = new ArrayList<>();
+        final List<Future<Integer>> futures = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
             futures.add(pool.submit(() -> {
-                final List<RoundResult> results = new ArrayList<>();
                 for (int r = 0; r < rounds; r++) {
                     workers.get(id).submit(r, SyntheticVotes.vote(17, r, id, params), params);
-                    results.add(workers.get(id).await(r, 10_000));
+                    final RoundResult result = workers.get(id).await(r, 10_000);
+                    // a result is valid until the next submit: check it now
+                    final long[][] votes = new long[n][];
+                    for (int w = 0; w < n; w++) {
+                        votes[w] = SyntheticVotes.vote(17, r, w, params);
+                    }
+                    NaiveVote.assertMatches(votes, params, VoteRule.MAJORITY, result);
+                    assertEquals(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, VoteRule.MAJORITY)),
+                        SyntheticVotes.digest(result), "digest of round " + r);
                 }
-                return results;
+                return rounds;
             }));
         }
-        for (final Future<List<RoundResult>> future : futures) {
-            final List<RoundResult> results = future.get(20, TimeUnit.SECONDS);
-            for (int r = 0; r < rounds; r++) {
-                final long[][] votes = new long[n][];
-                for (int i = 0; i < n; i++) {
-                    votes[i] = SyntheticVotes.vote(17, r, i, params);
-                }
-                NaiveVote.assertMatches(votes, params, VoteRule.MAJORITY, results.get(r));
-                assertEquals(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, VoteRule.MAJORITY)),
-                    SyntheticVotes.digest(results.get(r)), "digest of round " + r);
-            }
+        for (final Future<Integer> future : futures) {
+            assertEquals(rounds, future.get(20, TimeUnit.SECONDS));
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.List;
 
 import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AeronVoteExchange;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;

@@ -59,7 +59,7 @@ class OneModelPerProcessTest {
         final int controlPort = votePort + 1;
         final Path sync = dir.resolve("sync");
         children.add(ChildProcess.start("server", "io.dlion.cli.DLionCli", List.of("server", "--job", "1", "--workers", "" + WORKERS,
-            "--params", "203530", "--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--round-timeout-ms", "2000",
+            "--params", "203530", "--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--round-timeout-ms", "10000",
             "--status-interval", "1"), "1g", dir.resolve("server.log")));
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         for (int i = 0; i < WORKERS; i++) {

@@ -11,7 +11,7 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
-import io.dlion.aeron.QuorumLostException;
+import io.dlion.aeron.client.QuorumLostException;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloFlyweight;

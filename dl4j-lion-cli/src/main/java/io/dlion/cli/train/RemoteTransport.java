@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.AeronVoteExchange;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;

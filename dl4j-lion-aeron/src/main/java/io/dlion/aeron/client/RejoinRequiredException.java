@@ -1,4 +1,4 @@
-package io.dlion.aeron;
+package io.dlion.aeron.client;
 
 import io.dlion.exchange.JoinNotice;
 

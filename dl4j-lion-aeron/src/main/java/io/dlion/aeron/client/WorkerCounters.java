@@ -1,7 +1,8 @@
-package io.dlion.aeron;
+package io.dlion.aeron.client;
 
 import io.aeron.Aeron;
 import io.aeron.Counter;
+import io.dlion.aeron.Configuration;
 import org.agrona.CloseHelper;
 
 /**

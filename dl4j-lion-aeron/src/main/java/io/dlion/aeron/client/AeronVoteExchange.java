@@ -1,0 +1,518 @@
+package io.dlion.aeron.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.JobContext;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.JoinNotice;
+import io.dlion.vote.RoundResult;
+import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * A worker's end of the vote over Aeron. For every shard it owns an {@link ExclusivePublication} for its vote
+ * chunks and a {@link Subscription} for the shard server's result chunks.
+ * <p>
+ * {@link #submit} copies the vote and sends the chunks the publications accept without waiting;
+ * {@link #await} sends the rest while it collects result chunks (results of early chunks arrive while late
+ * chunks are still going up), and gives up at the deadline with a {@link TimeoutException}: an offer that is
+ * back-pressured, not connected or hit by an admin action is retried until then, never longer. Bytes are
+ * counted as they go on or come off the log: Aeron's 32-byte data header, the 32-byte message header and the
+ * body, padded to Aeron's 32-byte frame alignment.
+ * <p>
+ * Voters: every result frame names the workers it counts. When a worker is dropped in the middle of a round (at the
+ * server's deadline, after some chunks were voted with it), or the shards' voters differ, the chunks of one round
+ * count different numbers of voters. With MAJORITY that does not change Delta (the result's voter mask is the
+ * workers counted in every chunk). With AVERAGE the result gets one segment per run of chunks with the same count
+ * ({@link RoundResult#averageSegments}), its voter mask is every worker counted anywhere, and each parameter is applied
+ * with the count of the chunk it was voted in.
+ * <p>
+ * <b>Results are reused.</b> The result buffers are allocated once, with the exchange: the arrays of the
+ * {@link RoundResult} that {@link #await} returns are overwritten by the next round. A result is valid until the next
+ * {@link #submit} on this exchange; copy what must outlive it.
+ * <p>
+ * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
+ * receives, where the shard stands in the round), {@link WorkerSession} (the round cursor, joining, join notices,
+ * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
+ * into). This class runs the rounds: it checks the call order, drives the shards until the deadline and turns a
+ * server's abort or rejoin demand into an exception.
+ * <p>
+ * Not thread-safe: one training thread calls {@code submit -> await} per round. Counters may be read from
+ * any thread.
+ */
+public final class AeronVoteExchange implements VoteExchange {
+    private final Context ctx;
+    private final ShardState[] shards;
+    private final int totalWords;
+    private final long lastWordMask;
+    private final long[] vote;
+    private final WorkerSession session;
+    private final ResultAssembly assembly;
+    private final ExchangeCounters exchangeCounters = new ExchangeCounters();
+    private final WorkerCounters counters;
+    private long submitNs;
+    private boolean closed;
+
+    /**
+     * Connect to every shard's server: waits up to the connect timeout for the publications and subscriptions
+     * to connect, then says HELLO.
+     *
+     * @param ctx configuration, concluded here.
+     * @throws IllegalStateException when a shard does not connect in time.
+     */
+    public AeronVoteExchange(final Context ctx) {
+        this.ctx = ctx.conclude();
+        this.totalWords = (int)((ctx.paramCount() + 63) >>> 6);
+        this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
+        this.vote = new long[totalWords];
+        this.session = new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, ctx.join,
+            ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
+        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.chunkWords(), ctx.shards.size());
+        this.shards = new ShardState[ctx.shards.size()];
+        WorkerCounters cnt = null;
+        try {
+            cnt = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
+            for (int i = 0; i < shards.length; i++) {
+                shards[i] = new ShardState(i, ctx.shards.get(i), ctx, vote, session, assembly, cnt, exchangeCounters);
+            }
+        } catch (final RuntimeException ex) {
+            CloseHelper.quietCloseAll(shards);
+            CloseHelper.quietClose(cnt);
+            throw ex;
+        }
+        this.counters = cnt;
+        try {
+            connect();
+        } catch (final RuntimeException ex) {
+            close();
+            throw ex;
+        }
+    }
+
+    @Override
+    public int workerId() {
+        return ctx.workerId;
+    }
+
+    @Override
+    public int workers() {
+        return ctx.workers();
+    }
+
+    @Override
+    public void submit(final long round, final long[] signWords, final long paramCount) {
+        if (closed) {
+            throw new IllegalStateException("exchange closed");
+        }
+        if (session.joining()) {
+            throw new IllegalStateException("worker " + ctx.workerId + " is joining: awaitJoin first, then submit the round it returns");
+        }
+        if (round != session.nextRound()) {
+            throw new IllegalArgumentException("round must be " + session.nextRound() + ", got " + round);
+        }
+        if (paramCount != ctx.paramCount()) {
+            throw new IllegalArgumentException("paramCount must be " + ctx.paramCount() + ", got " + paramCount);
+        }
+        System.arraycopy(signWords, 0, vote, 0, totalWords);
+        vote[totalWords - 1] &= lastWordMask;
+        session.startRound(round);
+        submitNs = ctx.nanoClock.nanoTime();
+        assembly.startRound();
+        for (final ShardState shard : shards) {
+            shard.startRound();
+            if (shard.checkServer() == 0) {
+                shard.repeatHello();
+            }
+        }
+        sendChunks();
+    }
+
+    /**
+     * Wait for the round's result, sending the vote chunks that {@link #submit} could not send yet.
+     *
+     * @param round         the round submitted last.
+     * @param timeoutMillis how long to wait at most.
+     * @return the result; its arrays are reused by the next round, valid until the next {@link #submit}.
+     * @throws TimeoutException        when the result is not complete in time.
+     * @throws QuorumLostException     when a shard's server aborted the round.
+     * @throws RejoinRequiredException when a server tells this worker to rejoin.
+     */
+    @Override
+    public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
+        if (round != session.submittedRound() || round != session.nextRound()) {
+            throw new IllegalArgumentException("await must follow submit of the same round: submitted " + session.submittedRound()
+                + ", got " + round);
+        }
+        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final IdleStrategy idle = ctx.idleStrategy;
+        idle.reset();
+        while (true) {
+            int work = 0;
+            for (final ShardState shard : shards) {
+                work += shard.checkServer();
+            }
+            work += sendChunks();
+            boolean done = true;
+            for (final ShardState shard : shards) {
+                if (!shard.resultDone()) {
+                    work += shard.poll();
+                    if (shard.abortMask() >= 0) {
+                        session.endRound(round);
+                        throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortMask());
+                    }
+                    if (session.rejoinRequired() != null) {
+                        throw new RejoinRequiredException(round, session.rejoinRequired());
+                    }
+                    done &= shard.resultDone();
+                }
+            }
+            if (done) {
+                return complete(round);
+            }
+            final long now = ctx.nanoClock.nanoTime();
+            if (now - deadline >= 0) {
+                throw new TimeoutException(describeTimeout(round, timeoutMillis));
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting round " + round);
+            }
+            idle.idle(work);
+        }
+    }
+
+    /**
+     * For an exchange made with {@link Context#join(boolean) join(true)}: wait until every shard's server has
+     * announced the round this worker votes in first (its JOIN_NOTICE). Results of earlier rounds are read and
+     * dropped meanwhile.
+     *
+     * @param timeoutMillis how long to wait at most.
+     * @return the notice: the first round (the latest over the shards) and the donor, whose parameters at the start
+     *     of that round this worker must take before it votes.
+     * @throws TimeoutException when no notice arrived in time.
+     */
+    public JoinNotice awaitJoin(final long timeoutMillis) throws TimeoutException, InterruptedException {
+        if (!session.joining()) {
+            throw new IllegalStateException("worker " + ctx.workerId + " is not joining (Context.join(true)) or has already joined");
+        }
+        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final IdleStrategy idle = ctx.idleStrategy;
+        idle.reset();
+        while (true) {
+            final int work = pollIdle();
+            final JoinNotice notice = session.tryJoin();
+            if (notice != null) {
+                return notice;
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new TimeoutException("worker " + ctx.workerId + ": no JOIN_NOTICE from the server within " + timeoutMillis
+                    + " ms (is the server running and does it know this job and secret?)");
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while joining");
+            }
+            idle.idle(work);
+        }
+    }
+
+    /**
+     * Between rounds: read result frames of rounds this worker will not vote in (and join notices) and drop them, so
+     * that a worker which waits between rounds (e.g. for a donor's parameters) does not hold up the broadcast to the
+     * others; frames of the round it votes in next stay in the log.
+     *
+     * @return work done.
+     */
+    public int pollIdle() {
+        if (session.inRound() && !closed) {
+            throw new IllegalStateException("pollIdle between rounds only: round " + session.submittedRound() + " is awaited");
+        }
+        int work = 0;
+        for (final ShardState shard : shards) {
+            work += shard.checkServer();
+            work += shard.poll();
+        }
+        return work;
+    }
+
+    @Override
+    public List<JoinNotice> takeJoinNotices() {
+        return session.takeJoinNotices();
+    }
+
+    @Override
+    public ExchangeCounters counters() {
+        return exchangeCounters;
+    }
+
+    /** @return this worker's Aeron counters. */
+    public WorkerCounters workerCounters() {
+        return counters;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            CloseHelper.closeAll(shards);
+            CloseHelper.close(counters);
+        }
+    }
+
+    private void connect() {
+        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
+        final IdleStrategy idle = ctx.idleStrategy;
+        for (final ShardState shard : shards) {
+            while (!shard.connected()) {
+                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException(shard.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+                }
+                idle.idle();
+            }
+            while (!shard.helloOnConnect()) {
+                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("shard " + shard.endpoint().shard() + ": HELLO not accepted by the publication in time");
+                }
+                idle.idle();
+            }
+        }
+    }
+
+    private int sendChunks() {
+        int work = 0;
+        for (final ShardState shard : shards) {
+            work += shard.sendChunks();
+        }
+        return work;
+    }
+
+    private RoundResult complete(final long round) {
+        final RoundResult result = assembly.complete(round);
+        session.endRound(round);
+        counters.rounds().incrementRelease();
+        exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);
+        return result;
+    }
+
+    private String describeTimeout(final long round, final long timeoutMillis) {
+        final StringBuilder sb = new StringBuilder("worker ").append(ctx.workerId).append(": no complete result for round ").append(round)
+            .append(" after ").append(timeoutMillis).append(" ms;");
+        for (final ShardState shard : shards) {
+            shard.describeProgress(sb);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
+     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
+     * shard on the {@link Configuration} channels covers every parameter. The job's shared settings are
+     * {@link JobContext}'s.
+     */
+    public static final class Context extends JobContext<Context> {
+        private Aeron aeron;
+        private int workerId = -1;
+        private List<ShardEndpoint> shards = new ArrayList<>();
+        private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
+        private int fragmentLimit = Configuration.fragmentLimit();
+        private long firstRound;
+        private boolean join;
+        private EpochClock epochClock = SystemEpochClock.INSTANCE;
+        private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+
+        /**
+         * Validate once.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the field that is wrong.
+         */
+        @Override
+        public Context conclude() {
+            super.conclude();
+            Objects.requireNonNull(aeron, "aeron");
+            if (workerId < 0 || workerId >= workers()) {
+                throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);
+            }
+            if (shards.isEmpty()) {
+                shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
+            }
+            long expectedFrom = 0;
+            for (int i = 0; i < shards.size(); i++) {
+                final ShardEndpoint shard = shards.get(i);
+                final long to = shard.toParam() < 0 ? paramCount() : shard.toParam();
+                if (shard.fromParam() != expectedFrom) {
+                    throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
+                        + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
+                }
+                new ChunkLayout(paramCount(), shard.fromParam(), to, chunkWords());
+                expectedFrom = to;
+            }
+            if (expectedFrom != paramCount()) {
+                throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount());
+            }
+            if (connectTimeoutNs <= 0) {
+                throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
+            }
+            if (fragmentLimit < 1) {
+                throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
+            }
+            Objects.requireNonNull(idleStrategy, "idleStrategy");
+            Objects.requireNonNull(nanoClock, "nanoClock");
+            Objects.requireNonNull(epochClock, "epochClock");
+            if (firstRound < 0) {
+                throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
+            }
+            return this;
+        }
+
+        /**
+         * @param aeron client; not closed by the exchange.
+         * @return this for a fluent API.
+         */
+        public Context aeron(final Aeron aeron) {
+            this.aeron = aeron;
+            return this;
+        }
+
+        public Aeron aeron() {
+            return aeron;
+        }
+
+        /**
+         * @param workerId this worker, in [0, workers).
+         * @return this for a fluent API.
+         */
+        public Context workerId(final int workerId) {
+            this.workerId = workerId;
+            return this;
+        }
+
+        public int workerId() {
+            return workerId;
+        }
+
+        /**
+         * @param shards endpoints covering [0, paramCount) in order.
+         * @return this for a fluent API.
+         */
+        public Context shards(final List<ShardEndpoint> shards) {
+            this.shards = new ArrayList<>(shards);
+            return this;
+        }
+
+        public List<ShardEndpoint> shards() {
+            return shards;
+        }
+
+        /**
+         * @param connectTimeoutNs how long the constructor waits for every shard to connect.
+         * @return this for a fluent API.
+         */
+        public Context connectTimeoutNs(final long connectTimeoutNs) {
+            this.connectTimeoutNs = connectTimeoutNs;
+            return this;
+        }
+
+        public long connectTimeoutNs() {
+            return connectTimeoutNs;
+        }
+
+        /**
+         * @param fragmentLimit fragments polled per shard per loop.
+         * @return this for a fluent API.
+         */
+        public Context fragmentLimit(final int fragmentLimit) {
+            this.fragmentLimit = fragmentLimit;
+            return this;
+        }
+
+        public int fragmentLimit() {
+            return fragmentLimit;
+        }
+
+        /**
+         * @param idleStrategy used while awaiting results.
+         * @return this for a fluent API.
+         */
+        public Context idleStrategy(final IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        public IdleStrategy idleStrategy() {
+            return idleStrategy;
+        }
+
+        /**
+         * @param nanoClock for deadlines.
+         * @return this for a fluent API.
+         */
+        public Context nanoClock(final NanoClock nanoClock) {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        public NanoClock nanoClock() {
+            return nanoClock;
+        }
+
+        /**
+         * @param firstRound the round this worker submits first (default 0): a worker that joins or restarts in a running
+         *                   job starts at the job's round, which it learns with the parameters it resumes from.
+         * @return this for a fluent API.
+         */
+        public Context firstRound(final long firstRound) {
+            this.firstRound = firstRound;
+            return this;
+        }
+
+        public long firstRound() {
+            return firstRound;
+        }
+
+        /**
+         * @param join true for a worker that (re)joins a running job without its parameters: its HELLO asks the server
+         *             for a first round and a donor, see {@link AeronVoteExchange#awaitJoin(long)}; firstRound is then
+         *             ignored.
+         * @return this for a fluent API.
+         */
+        public Context join(final boolean join) {
+            this.join = join;
+            return this;
+        }
+
+        public boolean join() {
+            return join;
+        }
+
+        /**
+         * @param epochClock for HELLO timestamps.
+         * @return this for a fluent API.
+         */
+        public Context epochClock(final EpochClock epochClock) {
+            this.epochClock = epochClock;
+            return this;
+        }
+
+        public EpochClock epochClock() {
+            return epochClock;
+        }
+    }
+}

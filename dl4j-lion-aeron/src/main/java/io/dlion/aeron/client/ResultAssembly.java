@@ -1,0 +1,250 @@
+package io.dlion.aeron.client;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import io.dlion.codec.DownlinkEncoding;
+import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoteRule;
+
+/**
+ * Turns the result chunks of every shard into the round's {@link RoundResult}, in buffers allocated once: a round in
+ * steady state allocates nothing that grows with the parameter count (the result object itself is a few fields that
+ * point at these buffers).
+ * <p>
+ * Buffers, each {@code ceil(paramCount / 64)} words in the packed layout of {@link RoundResult}:
+ * <ul>
+ *   <li>MAJORITY: {@code sign}, allocated here; {@code tie}, allocated the first time a round needs it (an even
+ *       number of voters) and kept from then on.</li>
+ *   <li>AVERAGE: {@code VoteAggregator.planes(workers)} count planes, allocated here; a result of V voters gets a view
+ *       of the low {@code planes(V)} of them (views for every plane count are made here, too).</li>
+ * </ul>
+ * Every chunk rewrites its word range of every buffer that exists (a chunk with fewer planes or no ties writes
+ * zeros), so a complete round leaves nothing of the previous one.
+ * <p>
+ * <b>Lifetime:</b> the arrays of a result returned by {@link #complete(long)} are these buffers. They stay as they are
+ * until the next round's chunks arrive, i.e. until the next {@code submit} on the exchange; a caller that needs a
+ * result longer copies it.
+ * <p>
+ * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per shard
+ * ({@link #restartShard} when a shard's server was restarted mid-round and sends the round again), then
+ * {@link #complete(long)} once every shard's chunks are in. Not thread-safe.
+ */
+final class ResultAssembly {
+    private final VoteRule rule;
+    private final long paramCount;
+    private final int totalWords;
+    private final long[][] scratch;
+    /** Down-link decoder by voter count (index 0 unused). */
+    private final DownlinkEncoding[] downlinks;
+    private final long[] sign;
+    private long[] tie;
+    private final long[][] planes;
+    /** {@code planeViews[c]}: the low c count planes, for a result with {@code planes(voters) == c}. */
+    private final long[][][] planeViews;
+    /** MAJORITY: a chunk of this round had an even number of voters (ternary). */
+    private boolean ternary;
+    /** Per shard: AND and OR of the voter masks of the round's chunks so far. */
+    private final long[] maskAll;
+    private final long[] maskAny;
+    /** Per shard, AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
+    private final int[][] runStart;
+    private final int[][] runVoters;
+    private final int[] runs;
+
+    /**
+     * @param rule       the servers' rule.
+     * @param paramCount parameters of the vector.
+     * @param workers    workers of the job: the largest voter count.
+     * @param chunkWords the largest chunk, in words.
+     * @param shards     number of shards.
+     */
+    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int chunkWords, final int shards) {
+        this.rule = rule;
+        this.paramCount = paramCount;
+        this.totalWords = (int) ((paramCount + 63) >>> 6);
+        this.downlinks = new DownlinkEncoding[workers + 1];
+        for (int v = 1; v <= workers; v++) {
+            downlinks[v] = DownlinkEncoding.of(rule, v);
+        }
+        if (rule == VoteRule.MAJORITY) {
+            this.scratch = new long[2][chunkWords];
+            this.sign = new long[totalWords];
+            this.planes = null;
+            this.planeViews = null;
+        } else {
+            final int count = VoteAggregator.planes(workers);
+            this.scratch = new long[count][chunkWords];
+            this.sign = null;
+            this.planes = new long[count][totalWords];
+            this.planeViews = new long[count + 1][][];
+            for (int c = 0; c <= count; c++) {
+                planeViews[c] = Arrays.copyOf(planes, c);
+            }
+        }
+        this.maskAll = new long[shards];
+        this.maskAny = new long[shards];
+        this.runStart = new int[shards][2];
+        this.runVoters = new int[shards][2];
+        this.runs = new int[shards];
+    }
+
+    /** A new round: forget the voter masks and counts of the last one (its buffers are overwritten chunk by chunk). */
+    void startRound() {
+        ternary = false;
+        for (int s = 0; s < runs.length; s++) {
+            resetShard(s);
+        }
+    }
+
+    /**
+     * A shard's server was restarted in the middle of the round and will send all of it again: drop what the old one
+     * sent.
+     *
+     * @param shard    index of the shard.
+     * @param fromWord first word of the shard.
+     * @param toWord   the word after its last.
+     */
+    void restartShard(final int shard, final int fromWord, final int toWord) {
+        resetShard(shard);
+        if (sign != null) {
+            Arrays.fill(sign, fromWord, toWord, 0L);
+        }
+        if (tie != null) {
+            Arrays.fill(tie, fromWord, toWord, 0L);
+        }
+        if (planes != null) {
+            for (final long[] plane : planes) {
+                Arrays.fill(plane, fromWord, toWord, 0L);
+            }
+        }
+    }
+
+    /**
+     * Decode one result chunk into the buffers. The frame around it was checked by the caller (encoding, length).
+     *
+     * @param shard      index of the shard that sent it.
+     * @param body       the buffer holding the encoded chunk.
+     * @param index      where the encoded chunk starts in {@code body}.
+     * @param params     parameters in the chunk.
+     * @param wordOffset first word of the chunk.
+     * @param words      words of the chunk, at most chunkWords.
+     * @param voterMask  the workers the chunk counts: 1 to {@code workers} of them.
+     * @return false when the body does not decode (nothing is written then).
+     */
+    boolean accept(final int shard, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
+        final long voterMask) {
+        final int voters = Long.bitCount(voterMask);
+        final DownlinkEncoding downlink = downlinks[voters];
+        try {
+            downlink.decode(body, index, params, 0, words, scratch);
+        } catch (final IllegalArgumentException ex) {
+            return false;
+        }
+        if (rule == VoteRule.MAJORITY) {
+            System.arraycopy(scratch[0], 0, sign, wordOffset, words);
+            if ((voters & 1) == 0) {
+                ternary = true;
+                System.arraycopy(scratch[1], 0, tieWords(), wordOffset, words);
+            } else if (tie != null) {
+                Arrays.fill(tie, wordOffset, wordOffset + words, 0L);
+            }
+        } else {
+            // chunks of one round may count different voters (a worker dropped mid-round): a chunk with fewer voters
+            // has zero high planes
+            final int count = downlink.planes();
+            for (int p = 0; p < count; p++) {
+                System.arraycopy(scratch[p], 0, planes[p], wordOffset, words);
+            }
+            for (int p = count; p < planes.length; p++) {
+                Arrays.fill(planes[p], wordOffset, wordOffset + words, 0L);
+            }
+            addRun(shard, wordOffset, voters);
+        }
+        maskAll[shard] &= voterMask;
+        maskAny[shard] |= voterMask;
+        return true;
+    }
+
+    /**
+     * The round's result, once every chunk of every shard was accepted. With MAJORITY the voters are the workers
+     * counted in every chunk (or, if none is, in any); with AVERAGE every worker counted anywhere, and one segment per
+     * run of chunks with the same count when the counts differ.
+     *
+     * @param round the round.
+     * @return the result; its arrays are this assembly's buffers (see the class comment for how long they hold).
+     */
+    RoundResult complete(final long round) {
+        long all = -1L;
+        long any = 0;
+        for (int s = 0; s < runs.length; s++) {
+            all &= maskAll[s];
+            any |= maskAny[s];
+        }
+        if (rule == VoteRule.MAJORITY) {
+            final long mask = all != 0 ? all : any;
+            final int voters = Long.bitCount(mask);
+            return RoundResult.majority(round, paramCount, voters, mask, sign, ternary || (voters & 1) == 0 ? tieWords() : null);
+        }
+        return averageResult(round, any);
+    }
+
+    /**
+     * The AVERAGE result of a complete round: one voter count, or segments where the chunks' counts differ (the shards'
+     * runs of equal counts, in word order).
+     */
+    private RoundResult averageResult(final long round, final long mask) {
+        int segments = 0;
+        int max = 0;
+        boolean one = true;
+        final int first = runVoters[0][0];
+        for (int s = 0; s < runs.length; s++) {
+            segments += runs[s];
+            for (int r = 0; r < runs[s]; r++) {
+                max = Math.max(max, runVoters[s][r]);
+                one &= runVoters[s][r] == first;
+            }
+        }
+        final long[][] counts = planeViews[VoteAggregator.planes(max)];
+        if (one) {
+            return RoundResult.average(round, paramCount, max, mask, counts);
+        }
+        final int[] starts = new int[segments];
+        final int[] voters = new int[segments];
+        int i = 0;
+        for (int s = 0; s < runs.length; s++) {
+            System.arraycopy(runStart[s], 0, starts, i, runs[s]);
+            System.arraycopy(runVoters[s], 0, voters, i, runs[s]);
+            i += runs[s];
+        }
+        return RoundResult.averageSegments(round, paramCount, mask, counts, starts, voters);
+    }
+
+    private void resetShard(final int shard) {
+        maskAll[shard] = -1L;
+        maskAny[shard] = 0;
+        runs[shard] = 0;
+    }
+
+    private void addRun(final int shard, final int wordOffset, final int voters) {
+        final int n = runs[shard];
+        if (n > 0 && runVoters[shard][n - 1] == voters) {
+            return;
+        }
+        if (n == runStart[shard].length) {
+            runStart[shard] = Arrays.copyOf(runStart[shard], 2 * n);
+            runVoters[shard] = Arrays.copyOf(runVoters[shard], 2 * n);
+        }
+        runStart[shard][n] = wordOffset;
+        runVoters[shard][n] = voters;
+        runs[shard] = n + 1;
+    }
+
+    private long[] tieWords() {
+        if (tie == null) {
+            tie = new long[totalWords];
+        }
+        return tie;
+    }
+}

@@ -1,0 +1,21 @@
+/**
+ * The worker client: a worker's end of the vote over Aeron, one job per class.
+ * <ul>
+ *   <li>{@link io.dlion.aeron.client.AeronVoteExchange}: the {@link io.dlion.exchange.VoteExchange} a training
+ *       worker holds. It runs the rounds ({@code submit -> await}, {@code awaitJoin}, {@code pollIdle}): checks the
+ *       call order, drives the shards until the deadline and turns a server's abort or rejoin demand into
+ *       {@link io.dlion.aeron.client.QuorumLostException} or {@link io.dlion.aeron.client.RejoinRequiredException}.</li>
+ *   <li>{@code ShardState}, one per shard: the vote publication and result subscription of that shard's server, the
+ *       frames sent (HELLO, vote chunks) and received (result chunks, ROUND_ABORT, JOIN_NOTICE), the shard's send and
+ *       receive cursors, and which server session it reads (a new one means the server restarted: HELLO again,
+ *       resend the round).</li>
+ *   <li>{@code WorkerSession}: the session with the job across shards: the round cursor, joining, the servers' join
+ *       notices (own first round and donor, a demand to rejoin, other workers joining) and the HELLO credentials.</li>
+ *   <li>{@code ResultAssembly}: the result buffers, allocated once, the shards' result chunks are decoded into, and
+ *       the round's {@link io.dlion.exchange.RoundResult} made of them. A round in steady state allocates nothing that
+ *       grows with the parameter count; a result's arrays are overwritten by the next round (valid until the next
+ *       {@code submit}).</li>
+ *   <li>{@link io.dlion.aeron.client.WorkerCounters}: the worker's Aeron counters, readable with {@code AeronStat}.</li>
+ * </ul>
+ */
+package io.dlion.aeron.client;
