@@ -14,8 +14,11 @@ import org.nd4j.linalg.learning.GradientUpdater;
 /**
  * The {@link GradientUpdater} of {@link Lion}: computes Lion's step in place in the gradient view.
  * <p>
- * The step is five in-place ND4J operations, no temporary array (so nothing is allocated per step, in or out
- * of a workspace), and every one runs on the array's device:
+ * On ND4J's CPU backend, FLOAT and DOUBLE steps on contiguous arrays run as one fused loop over the host buffers,
+ * split over the cores ({@code LionHostStep}): it reads g and m and writes g and m once each, computes the values
+ * below with fused multiply-adds, keeps NaN as NaN ({@code sign(NaN) = NaN}) and allocates nothing per step.
+ * Everything else (the CUDA backend, HALF, strided views) runs five in-place ND4J operations, no temporary array
+ * (so nothing is allocated per step, in or out of a workspace), every one on the array's device:
  * <pre>
  *   g  = k * m + g            BLAS axpy, k = beta1 / (1 - beta1): g now holds c' = c / (1 - beta1)
  *   m  = a * m                scalar multiply, a = beta2 - (1 - beta2) * k
@@ -27,8 +30,8 @@ import org.nd4j.linalg.learning.GradientUpdater;
  * float rounding (for beta1 &gt; beta2, a &lt; 0 and the rounding error grows by about beta1 / (1 - beta1)
  * ulps). This lets the step reuse the gradient buffer instead of a temporary. The axpy lines use the BLAS
  * routine (OpenBLAS on CPU, cuBLAS on CUDA) for FLOAT and DOUBLE, several times faster than ND4J's legacy
- * {@code Axpy} op, which remains for other types. {@code sign(0) = 0} and a NaN stays NaN, as in every
- * reference implementation.
+ * {@code Axpy} op, which remains for other types. {@code sign(0) = 0}, as in every reference implementation;
+ * ND4J's {@code Sign} maps NaN to 0 on this path.
  * <p>
  * <b>Distributed mode.</b> When a {@link io.dlion.dist.DLionAccumulator} binds a vote target with
  * {@link #bindVoteTarget(INDArray)} (for its own model, or for a ParallelWrapper replica when the replica's thread starts), the
@@ -45,6 +48,7 @@ public final class LionUpdater implements GradientUpdater<Lion> {
     private final Lion config;
     private INDArray m;
     private INDArray voteTarget;
+    private LionHostStep hostStep;
 
     public LionUpdater(final Lion config) {
         this.config = config;
@@ -125,17 +129,28 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final double beta2 = config.getBeta2();
         final double k = beta1 / (1.0 - beta1);
         final double a = beta2 - (1.0 - beta2) * k;
+        final INDArray c = voteTarget == null || voteTarget.shape().length == m.shape().length ? voteTarget : voteTarget.reshape(m.shape());
+        if (LionHostStep.supports(g, m, c)) {
+            hostStep().step(g, m, c, k, a, 1.0 - beta2, config.getLearningRate(iteration, epoch));
+            return;
+        }
         axpy(k, m, g);                                                              // g = c' = c / (1 - beta1)
         Nd4j.exec(new ScalarMultiplication(m, null, m, a));
         axpy(1.0 - beta2, g, m);                                                    // m = beta2 m + (1 - beta2) g
-        if (voteTarget == null) {
+        if (c == null) {
             Nd4j.exec(new Sign(g, g));
             Nd4j.exec(new ScalarMultiplication(g, null, g, config.getLearningRate(iteration, epoch)));
         } else {
-            final INDArray c = voteTarget.shape().length == m.shape().length ? voteTarget : voteTarget.reshape(m.shape());
             c.assign(g);                                                            // the vote argument
             g.assign(0);
         }
+    }
+
+    private LionHostStep hostStep() {
+        if (hostStep == null) {
+            hostStep = new LionHostStep();
+        }
+        return hostStep;
     }
 
     /** y += alpha * x, in place: BLAS for FLOAT/DOUBLE contiguous arrays, ND4J's Axpy op otherwise. */

@@ -18,7 +18,10 @@ import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 
 /**
- * Adds a round's result, scaled by a learning rate, into an update array, on the array's device.
+ * Adds a round's result, scaled by a learning rate, into an update array: on ND4J's CPU backend, for a contiguous FLOAT
+ * or DOUBLE update, in one pass over the host buffer split over the cores ({@link HostDeltaApplier},
+ * {@link KernelThreads}: the update is read and written once, nothing is allocated per call); otherwise on the array's
+ * device. Both paths compute the same values bit for bit.
  * <p>
  * For parameter j in {@code [from, to)}, with N = {@link RoundResult#voters()} (AVERAGE: the voter count of j's
  * segment, {@link RoundResult#votersAt(long)}):
@@ -28,7 +31,7 @@ import io.dlion.vote.VoteRule;
  *             (odd N, no tie words)                    code = sign,                      Delta = 2 (code - 1/2)
  *   AVERAGE:  Delta = (2k - N) / N                      code = k,                         Delta = (2/N) (code - N/2)
  * </pre>
- * Only the packed words cross to the device (one byte per 8 parameters and per plane). A chunk of P
+ * On the device, only the packed words cross (one byte per 8 parameters and per plane). A chunk of P
  * parameters is seen on the device as an {@code [8, P/8]} byte matrix whose row k holds the parameters
  * {@code [k P/8, (k+1) P/8)}, so that broadcasting runs along the long contiguous rows (ND4J broadcasts a
  * {@code [P/8, 8]} layout an order of magnitude slower). The host prepares it with an 8x8 bit-matrix
@@ -64,10 +67,19 @@ public final class DeltaApplier implements AutoCloseable {
     private final INDArray code;
     private final INDArray[] values = new INDArray[DataType.values().length];
     private final long[] hostScratch = new long[CHUNK_WORDS];
+    private final HostDeltaApplier host;
     private boolean closed;
 
     /** Allocates the byte scratch; the value scratch of each update type is allocated at its first use. */
     public DeltaApplier() {
+        this(0);
+    }
+
+    /**
+     * @param hostSlices slices of the host path per call, or 0 for one per kernel thread (a test seam).
+     */
+    DeltaApplier(final int hostSlices) {
+        this.host = new HostDeltaApplier(KernelThreads.shared(), hostSlices);
         this.masks = Nd4j.createFromArray(new int[] {128, 64, 32, 16, 8, 4, 2, 1}).castTo(DataType.UINT8).reshape(8, 1);
         this.bits = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
         this.code = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
@@ -101,6 +113,10 @@ public final class DeltaApplier implements AutoCloseable {
         if (from == to) {
             return;
         }
+        if (HostDeltaApplier.supports(update)) {
+            addScaledOnHost(result, update, from, to, lr);
+            return;
+        }
         if (result.rule() == VoteRule.MAJORITY) {
             if (result.tie() == null) {
                 applyRange(result, new long[][] {result.sign()}, update, from, to, 2.0 * lr, 0.5);
@@ -116,6 +132,26 @@ public final class DeltaApplier implements AutoCloseable {
                 if (lo < hi) {
                     applyAverage(result, result.segmentVoters(s), update, lo, hi, lr);
                 }
+            }
+        }
+    }
+
+    /** {@link #addScaled} on the host buffer: the same codes, alphas and offsets as the device path. */
+    private void addScaledOnHost(final RoundResult result, final INDArray update, final long from, final long to, final double lr) {
+        if (result.rule() == VoteRule.MAJORITY) {
+            if (result.tie() == null) {
+                host.applySign(result.sign(), update, from, to, 2.0 * lr, 0.5);
+            } else {
+                host.applyTernary(result.sign(), result.tie(), update, from, to, lr, 1.0);
+            }
+            return;
+        }
+        for (int s = 0; s < result.segmentCount(); s++) {
+            final long lo = Math.max(from, (long) result.segmentStartWord(s) << 6);
+            final long hi = Math.min(to, (long) result.segmentEndWord(s) << 6);
+            if (lo < hi) {
+                final int voters = result.segmentVoters(s);
+                host.applyCount(result.countPlanes(), VoteAggregator.planes(voters), update, lo, hi, 2.0 * lr / voters, voters / 2.0);
             }
         }
     }

@@ -31,7 +31,10 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * +1, -1, +1, ... so it does not drift (with an odd number of identical voters it moves by +lr, -lr, ...;
  * a parameter zero on all workers comes back to where it was every two rounds).
  * <p>
- * The device work is ND4J's {@code compare_and_bitpack} ({@code bit = c > threshold}, most significant bit
+ * On ND4J's CPU backend a contiguous FLOAT or DOUBLE vector is packed on the host in one read, split over the
+ * cores ({@link HostSignPacker}, {@link KernelThreads}); the result is the same whatever the number of threads.
+ * Elsewhere (the CUDA backend, HALF, strided views) the work stays on the device:
+ * the device work is ND4J's {@code compare_and_bitpack} ({@code bit = c > threshold}, most significant bit
  * first): the threshold is 0 on odd rounds and minus the smallest subnormal of the data type on even rounds
  * (so that exactly the values {@code >= 0} give 1), writing into a preallocated UINT8 array of its own (ND4J
  * M2.1 is about 3x slower when the op's output is a view). The last {@code n mod 8} values are copied into a
@@ -42,7 +45,7 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * for NaN; ND4J 1.0.0-M2.1's own NaN test misses NaN in HALF arrays).
  * <p>
  * Output layout: the packed layout of {@link io.dlion.vote.RoundResult}, {@code (n + 63) / 64} words.
- * One instance per worker thread, sized once; not thread-safe. Call order: construct, {@link #pack} per
+ * One instance per worker thread, sized once; nothing is allocated per round on the host path; not thread-safe. Call order: construct, {@link #pack} per
  * round, {@link #close()}.
  */
 public final class SignPacker implements AutoCloseable {
@@ -65,6 +68,7 @@ public final class SignPacker implements AutoCloseable {
     private INDArray lastInput;
     private INDArray lastFlat;
     private INDArray lastPrefix;
+    private final HostSignPacker host;
     private boolean closed;
 
     /**
@@ -72,6 +76,13 @@ public final class SignPacker implements AutoCloseable {
      * @param dataType   FLOAT, DOUBLE or HALF: the type of the vote vectors.
      */
     public SignPacker(final long paramCount, final DataType dataType) {
+        this(paramCount, dataType, 0);
+    }
+
+    /**
+     * @param hostSlices slices of the host path per call, or 0 for one per kernel thread (a test seam).
+     */
+    SignPacker(final long paramCount, final DataType dataType, final int hostSlices) {
         if (paramCount < 0 || paramCount > ((long) Integer.MAX_VALUE << 6)) {
             throw new IllegalArgumentException("paramCount must be in [0, 2^37), got " + paramCount);
         }
@@ -94,6 +105,8 @@ public final class SignPacker implements AutoCloseable {
         this.tailHost = tailOut == null ? null : tailOut.data().asNio();
         final long lastValid = paramCount - ((long) Math.max(0, words - 1) << 6);
         this.lastWordMask = words == 0 ? 0L : maskOfFirst((int) lastValid);
+        this.host = paramCount > 0 && paramCount <= Integer.MAX_VALUE && HostSignPacker.supportsType(dataType)
+            ? new HostSignPacker(paramCount, dataType, KernelThreads.shared(), hostSlices) : null;
     }
 
     /** @return length of the vote vectors. */
@@ -135,6 +148,13 @@ public final class SignPacker implements AutoCloseable {
             throw new IllegalArgumentException("dst must hold at least " + words + " words");
         }
         if (paramCount == 0) {
+            return;
+        }
+        if (host != null && HostSignPacker.supports(c)) {
+            final long nonFinite = host.pack(c, round, dst);
+            if (nonFinite > 0) {
+                throw new NonFiniteVoteException(round, nonFinite, paramCount);
+            }
             return;
         }
         final INDArray flat = flat(c);
