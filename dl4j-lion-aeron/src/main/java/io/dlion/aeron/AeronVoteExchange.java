@@ -34,7 +34,6 @@ import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
