@@ -575,8 +575,8 @@ public final class AeronVoteExchange implements VoteExchange {
                     offerFailed(result, this);
                     break;
                 }
-                voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset())
-                    .encode(ctx.jobId, submittedRound, wordOffset, words, ctx.workerId, endpoint.shard(), voteView, ctx.paramCount, wordOffset);
+                voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(ctx.jobId, submittedRound, wordOffset, words, ctx.workerId,
+                    endpoint.shard(), voteView, ctx.paramCount, wordOffset);
                 bufferClaim.commit();
                 final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
                 counters.bytesUp().getAndAddRelease(frame);
