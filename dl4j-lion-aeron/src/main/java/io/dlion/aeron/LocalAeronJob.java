@@ -18,10 +18,7 @@ import io.aeron.Aeron;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
-import io.dlion.aeron.wire.ChunkLayout;
-import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.VoteExchange;
-import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -400,10 +397,6 @@ public final class LocalAeronJob implements AutoCloseable {
             return connectTimeoutNs;
         }
 
-        /**
-         * @param chunkWords words per chunk, a multiple of {@value ChunkLayout#WORD_ALIGNMENT}.
-         * @return this for a fluent API.
-         */
         /**
          * @param windowChunks chunks a server holds per worker at once.
          * @return this for a fluent API.

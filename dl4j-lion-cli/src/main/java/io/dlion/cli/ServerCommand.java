@@ -15,11 +15,11 @@ import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
  * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a

@@ -20,7 +20,6 @@ import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
 import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -451,10 +450,6 @@ public final class GarbageFrames {
             return this;
         }
 
-        /**
-         * @param workers of the job, 1 to 64: the corpus uses worker ids {@code 0..workers-1}.
-         * @return this for a fluent API.
-         */
         /**
          * @param shard index of the server the garbage is sent to, 0 (default) to 255.
          * @return this for a fluent API.

@@ -1,10 +1,10 @@
 package io.dlion.aeron.client;
 
-
 /**
  * Thrown by {@link AeronVoteExchange#await} when a shard's server aborted the round: fewer workers than the job's
- * quorum (the server's {@code minVoters}) voted before the round deadline. Training cannot go on
- * with the same parameters on every worker; restart the missing workers (or the job from a checkpoint).
+ * quorum ({@link io.dlion.aeron.server.AggregationServer.Context#minVoters(int)}) voted before the round deadline.
+ * Training cannot go on with the same parameters on every worker; restart the missing workers (or the job from a
+ * checkpoint).
  */
 public final class QuorumLostException extends IllegalStateException {
     private static final long serialVersionUID = 1L;

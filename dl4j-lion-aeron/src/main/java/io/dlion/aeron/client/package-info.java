@@ -12,7 +12,7 @@
  *   <li>{@code WorkerSession}: the session with the job across shards: the round cursor, joining, the servers' join
  *       notices (own first round and donor, a demand to rejoin, other workers joining) and the HELLO credentials.</li>
  *   <li>{@code ResultAssembly}: the result buffers, allocated once, the shards' result chunks are decoded into, and
- *       the round's {@link io.dlion.exchange.RoundResult} made of them. A round in steady state allocates nothing that
+ *       the round's {@link io.dlion.vote.RoundResult} made of them. A round in steady state allocates nothing that
  *       grows with the parameter count; a result's arrays are overwritten by the next round (valid until the next
  *       {@code submit}).</li>
  *   <li>{@link io.dlion.aeron.client.WorkerCounters}: the worker's Aeron counters, readable with {@code AeronStat}.</li>

@@ -39,7 +39,8 @@ import org.agrona.concurrent.SystemNanoClock;
  *                        duty cycle    -> {@link ResultPublisher} result chunks, JOIN_NOTICEs, ROUND_ABORTs
  * </pre>
  * {@link #doWork()} is the only place a vote is taken: the fragment handler stops the poll as soon as a chunk may have
- * every vote it waits for, and the duty cycle votes it before it reads another message.
+ * every vote it waits for (and leaves every further message in the log until then), and the duty cycle votes it before
+ * it reads another message.
  * <p>
  * Memory: votes are copied out of Aeron's receive buffer into a window of {@link Context#windowChunks()} chunk
  * slots per worker; a vote for a chunk beyond the window is left in Aeron's buffer ({@code ABORT}) and read
@@ -211,12 +212,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
      * @param length    of the message.
      * @param flags     Aeron frame flags ({@code FrameDescriptor.UNFRAGMENTED} for a whole message).
      * @param sessionId Aeron session the message came from.
-     * @return {@code ABORT} when the message must be offered again later (its round or chunk is not open yet),
-     *     {@code BREAK} when a chunk may now be voted (the duty cycle votes before it reads on), otherwise
+     * @return {@code ABORT} when the message must be offered again later (its round or chunk is not open yet, or a
+     *     chunk waits for the duty cycle to vote it), {@code BREAK} when a chunk may now be voted, otherwise
      *     {@code CONTINUE} (accepted, or rejected and counted).
      */
     public ControlledFragmentHandler.Action onMessage(final DirectBuffer buffer, final int offset, final int length, final byte flags,
         final int sessionId) {
+        if (window.voteDue()) {
+            // the poll goes on with the subscription's other images after a BREAK: leave their messages in the log
+            // until the duty cycle has voted, so that no message is read between a chunk's last vote and its vote
+            return ControlledFragmentHandler.Action.ABORT;
+        }
         final ControlledFragmentHandler.Action action = handle(buffer, offset, length, flags, sessionId);
         if (action == ControlledFragmentHandler.Action.ABORT) {
             return action;

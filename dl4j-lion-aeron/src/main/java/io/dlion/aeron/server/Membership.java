@@ -29,7 +29,6 @@ import org.agrona.concurrent.EpochClock;
  * agent thread only.
  */
 final class Membership {
-    private final int workers;
     private final int shard;
     private final long paramCount;
     private final HelloCredentials credentials;
@@ -60,7 +59,6 @@ final class Membership {
      */
     Membership(final int workers, final int shard, final long paramCount, final byte[] secret, final long helloMaxSkewMs,
         final EpochClock epochClock, final ServerCounters counters) {
-        this.workers = workers;
         this.shard = shard;
         this.paramCount = paramCount;
         this.credentials = secret == null ? null : new HelloCredentials(secret);
@@ -296,10 +294,5 @@ final class Membership {
      */
     void noticeSent(final int worker) {
         noticeMask &= ~(1L << worker);
-    }
-
-    /** @return workers of the job. */
-    int workers() {
-        return workers;
     }
 }

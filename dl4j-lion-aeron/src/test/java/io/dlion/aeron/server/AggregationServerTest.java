@@ -58,8 +58,15 @@ class AggregationServerTest {
         assertEquals(ControlledFragmentHandler.Action.BREAK, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 11),
             "the chunk has every vote: the poll stops there");
         assertEquals(0, server.counters().chunksVoted().get(), "not voted by the message handler");
+        final long bytesIn = server.counters().bytesIn().get();
+        final int nextLength = vote.wrap(frame, 0).encode(JOB, 0, CHUNK_WORDS, CHUNK_WORDS, 0, 0, signs, PARAMS, CHUNK_WORDS);
+        assertEquals(ControlledFragmentHandler.Action.ABORT, server.onMessage(frame, 0, nextLength, FrameDescriptor.UNFRAGMENTED, 10),
+            "nothing is read while a chunk waits for its vote");
+        assertEquals(bytesIn, server.counters().bytesIn().get());
         server.doWork();
         assertEquals(1, server.counters().chunksVoted().get(), "voted by the duty cycle");
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, nextLength, FrameDescriptor.UNFRAGMENTED, 10),
+            "read once the chunk is voted");
         assertEquals(0, server.counters().rejectedTotal());
 
         length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, signs, PARAMS, 0);
