@@ -56,6 +56,8 @@ final class ShardState implements AutoCloseable {
     private final MessageHeaderFlyweight outHeader = new MessageHeaderFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
+    private final LittleEndianView sendView = new LittleEndianView();
+    private final LittleEndianView receiveView = new LittleEndianView();
     private volatile int latestServerSession;
     private int serverSession;
     private int nextChunk;
@@ -261,7 +263,7 @@ final class ShardState implements AutoCloseable {
                 .shard(endpoint.shard())
                 .voterMask(0)
                 .bodyOffset();
-            SignEncoding.INSTANCE.encode(voteView, paramCount, wordOffset, wordOffset + words, WireBuffers.byteBuffer(buffer),
+            SignEncoding.INSTANCE.encode(voteView, paramCount, wordOffset, wordOffset + words, sendView.of(buffer),
                 WireBuffers.index(buffer, body));
             bufferClaim.commit();
             final int frame = ChunkLayout.frameLength(bodyLength);
@@ -371,7 +373,7 @@ final class ShardState implements AutoCloseable {
             return false;
         }
         final DirectBuffer buffer = msg.buffer();
-        return assembly.accept(index, WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, wordOffset, words,
+        return assembly.accept(index, receiveView.of(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, wordOffset, words,
             mask);
     }
 
