@@ -57,9 +57,12 @@ final class BitPlanes {
         }
     }
 
-    /** Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words. */
+    /**
+     * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words. A little-endian {@code dst} is
+     * written directly (no view is allocated), any other through a little-endian duplicate.
+     */
     static void putPlane(final long[] plane, final int fromWord, final long params, final ByteBuffer dst, final int offset) {
-        final ByteBuffer le = dst.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer le = dst.order() == ByteOrder.LITTLE_ENDIAN ? dst : dst.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
         for (int i = 0; i < fullWords; i++) {
@@ -74,10 +77,10 @@ final class BitPlanes {
         }
     }
 
-    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits. */
+    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits; like it, no view for a little-endian {@code src}. */
     static void getPlane(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final long params,
         final long[] plane) {
-        final ByteBuffer le = src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer le = src.order() == ByteOrder.LITTLE_ENDIAN ? src : src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
         for (int i = 0; i < fullWords; i++) {

@@ -30,6 +30,10 @@ public final class TernaryEncoding implements DownlinkEncoding {
     private static final byte[] ENCODE = new byte[1024];
     private static final byte[] DECODE_SIGN = new byte[MAX_BYTE + 1];
     private static final byte[] DECODE_TIE = new byte[MAX_BYTE + 1];
+    /** Per thread, the sign and tie words of one block for {@link #encode} (so that a chunk allocates nothing). */
+    private static final ThreadLocal<long[][]> ENCODE_BLOCK = ThreadLocal.withInitial(() -> new long[2][WORD_ALIGNMENT + 1]);
+    /** Per thread, the sign and tie words of one block for {@link #decode}. */
+    private static final ThreadLocal<long[][]> DECODE_BLOCK = ThreadLocal.withInitial(() -> new long[2][WORD_ALIGNMENT + 1]);
 
     static {
         for (int s = 0; s < 32; s++) {
@@ -85,8 +89,9 @@ public final class TernaryEncoding implements DownlinkEncoding {
         BitPlanes.checkPlanes(planes, 2, toWord);
         final long[] sign = planes[0];
         final long[] tie = planes[1];
-        final long[] s = new long[WORD_ALIGNMENT + 1];
-        final long[] t = new long[WORD_ALIGNMENT + 1];
+        final long[][] block = ENCODE_BLOCK.get();
+        final long[] s = block[0];
+        final long[] t = block[1];
         final int totalBytes = (int) ((params + 4) / 5);
         int out = 0;
         for (int w0 = fromWord; out < totalBytes; w0 += WORD_ALIGNMENT) {
@@ -122,8 +127,9 @@ public final class TernaryEncoding implements DownlinkEncoding {
         BitPlanes.checkPlanes(planesOut, 2, toWord);
         final long[] sign = planesOut[0];
         final long[] tie = planesOut[1];
-        final long[] s = new long[WORD_ALIGNMENT + 1];
-        final long[] t = new long[WORD_ALIGNMENT + 1];
+        final long[][] block = DECODE_BLOCK.get();
+        final long[] s = block[0];
+        final long[] t = block[1];
         final int totalBytes = (int) ((params + 4) / 5);
         int in = 0;
         for (int w0 = fromWord; w0 < toWord; w0 += WORD_ALIGNMENT) {

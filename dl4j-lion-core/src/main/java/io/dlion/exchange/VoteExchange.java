@@ -35,7 +35,8 @@ public interface VoteExchange extends AutoCloseable {
      *
      * @param round         the round submitted last.
      * @param timeoutMillis how long to wait at most.
-     * @return the result every worker applies.
+     * @return the result every worker applies; valid until the next {@code submit} on this exchange, which may reuse
+     *     its arrays (the Aeron client does): copy what must outlive it.
      * @throws TimeoutException     when no result arrived in time.
      * @throws InterruptedException when the waiting thread is interrupted.
      */

@@ -135,7 +135,7 @@ class BadInputTest {
         expected.put(RejectReason.BAD_CREDENTIALS, 3);
         // every bad frame read before the workers vote: a vote of round 1 read once they opened round 0 is held back
         // (not refused as future-round), and worker 0's frames behind it would never arrive
-        awaitValue(counters::rejectedTotal, expected.values().stream().mapToInt(Integer::intValue).sum(), "bad frames read");
+        Await.awaitValue(counters::rejectedTotal, expected.values().stream().mapToInt(Integer::intValue).sum(), "bad frames read");
 
         final List<Future<RoundResult>> results = new ArrayList<>();
         for (int i = 1; i < N; i++) {

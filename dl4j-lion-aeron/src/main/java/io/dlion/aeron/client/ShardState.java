@@ -13,6 +13,7 @@ import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.LittleEndianView;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
@@ -61,6 +62,7 @@ final class ShardState implements AutoCloseable {
     private final JoinNoticeFlyweight noticeIn = new JoinNoticeFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
+    private final LittleEndianView receiveView = new LittleEndianView();
     private volatile int latestServerSession;
     private int serverSession;
     private int nextChunk;
@@ -358,7 +360,7 @@ final class ShardState implements AutoCloseable {
             return false;
         }
         final DirectBuffer buffer = msg.buffer();
-        return assembly.accept(index, WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, wordOffset, words,
+        return assembly.accept(index, receiveView.of(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, wordOffset, words,
             mask);
     }
 

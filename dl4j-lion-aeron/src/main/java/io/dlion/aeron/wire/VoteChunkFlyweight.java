@@ -35,6 +35,7 @@ public final class VoteChunkFlyweight {
     public static final int BODY_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
 
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final LittleEndianView view = new LittleEndianView();
 
     /**
      * @param buffer to write the chunk into.
@@ -95,7 +96,7 @@ public final class VoteChunkFlyweight {
             .shard(shard)
             .voterMask(0);
         final MutableDirectBuffer buffer = header.buffer();
-        return BODY_OFFSET + SignEncoding.INSTANCE.encode(signs, params, fromWord, fromWord + words, WireBuffers.byteBuffer(buffer),
+        return BODY_OFFSET + SignEncoding.INSTANCE.encode(signs, params, fromWord, fromWord + words, view.of(buffer),
             WireBuffers.index(buffer, header.bodyOffset()));
     }
 
@@ -107,7 +108,7 @@ public final class VoteChunkFlyweight {
      */
     public void decodeSigns(final long chunkParams, final long[][] signs) {
         final MutableDirectBuffer buffer = header.buffer();
-        SignEncoding.INSTANCE.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, header.bodyOffset()), chunkParams, 0,
+        SignEncoding.INSTANCE.decode(view.of(buffer), WireBuffers.index(buffer, header.bodyOffset()), chunkParams, 0,
             header.chunkWords(), signs);
     }
 }
