@@ -11,7 +11,6 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
-import io.dlion.aeron.client.QuorumLostException;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloFlyweight;
@@ -60,7 +59,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * its last published chunk), the active workers missing from its oldest open chunk are dropped (counted in
  * {@link ServerCounters#workersDropped()}) and the round goes on with the workers present, provided they are at least
  * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
- * {@link QuorumLostException}). A dropped worker's later votes of that round are rejected as
+ * {@code QuorumLostException}). A dropped worker's later votes of that round are rejected as
  * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
  * again when its vote for a round arrives before that round's voters are fixed, or when it says HELLO again (a restarted
  * worker), from the next round whose voters are not fixed yet. Every result frame carries the
@@ -578,7 +577,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         /**
          * @param minVoters the quorum: a round whose deadline passes with fewer workers' votes is aborted
-         *                  ({@link QuorumLostException} on the workers); default (0) a majority, {@code workers / 2 + 1}.
+         *                  ({@code QuorumLostException} on the workers); default (0) a majority, {@code workers / 2 + 1}.
          * @return this for a fluent API.
          */
         public Context minVoters(final int minVoters) {
