@@ -1,5 +1,6 @@
 package io.dlion.bench.aeron;
 
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,6 +13,7 @@ import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.VoteRule;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -32,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link LocalAeronJob} over IPC on an embedded media driver: worker 0 submits and awaits on the benchmark thread,
  * every other worker on a thread of its own (started together, no allocation in the hand-off), and the server's
  * agent runs on its thread. Run with JMH's GC profiler and read {@code gc.alloc.rate.norm}: bytes per round allocated
- * by every thread of the JVM (the workers' client code, the server's agent, the driver), so divide by the worker
- * count for one worker's share when the server allocates nothing.
+ * by every thread of the JVM (the workers' client code, the server's agent, the driver). The secondary results
+ * {@code worker0Bytes / worker0Rounds} are worker 0's share alone (see {@link WorkerAllocation}).
  * <pre>
  *   ./dlion bench ClientAllocationBenchmark -prof gc
  * </pre>
@@ -100,10 +102,41 @@ public class ClientAllocationBenchmark {
     }
 
     /**
+     * Worker 0's allocation, reported next to the GC profiler's figures as two counters summed over the measured
+     * iterations: {@code worker0Bytes} (allocated by the benchmark thread, {@code ThreadMXBean}) and
+     * {@code worker0Rounds}; their ratio is one worker's bytes per round. Read once per iteration, so that measuring
+     * allocates nothing per round.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class WorkerAllocation {
+        private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+        /** Bytes the benchmark thread (worker 0) allocated in the iteration. */
+        public long worker0Bytes;
+        /** Rounds in the iteration. */
+        public long worker0Rounds;
+        private long start;
+
+        @Setup(Level.Iteration)
+        public void start() {
+            worker0Bytes = 0;
+            worker0Rounds = 0;
+            start = THREADS.getCurrentThreadAllocatedBytes();
+        }
+
+        @TearDown(Level.Iteration)
+        public void stop() {
+            worker0Bytes = THREADS.getCurrentThreadAllocatedBytes() - start;
+        }
+    }
+
+    /**
+     * @param allocation worker 0's allocation counter.
      * @return the voter mask of worker 0's result, so that nothing is optimised away.
      */
     @Benchmark
-    public long round() throws TimeoutException, InterruptedException {
+    public long round(final WorkerAllocation allocation) throws TimeoutException, InterruptedException {
         final long r = round++;
         released.set(r);
         exchanges[0].submit(r, votes[0], params);
@@ -117,6 +150,7 @@ public class ClientAllocationBenchmark {
                 idle.idle();
             }
         }
+        allocation.worker0Rounds++;
         return mask;
     }
 

@@ -15,6 +15,8 @@
  *       the round's {@link io.dlion.vote.RoundResult} made of them. A round in steady state allocates nothing that
  *       grows with the parameter count; a result's arrays are overwritten by the next round (valid until the next
  *       {@code submit}).</li>
+ *   <li>{@code io.dlion.aeron.wire.LittleEndianView}: one little-endian view of each Aeron term buffer for the codecs, made once instead
+ *       of once per chunk.</li>
  *   <li>{@link io.dlion.aeron.client.WorkerCounters}: the worker's Aeron counters, readable with {@code AeronStat}.</li>
  * </ul>
  */
