@@ -175,7 +175,7 @@ class LionHostStepTest {
         final INDArray strided = Nd4j.create(DataType.FLOAT, 40).get(NDArrayIndex.interval(0, 2, 40));
         assertFalse(LionHostStep.supports(strided, Nd4j.create(DataType.FLOAT, 20), null));
         assertFalse(LionHostStep.supports(Nd4j.create(DataType.FLOAT, 20), Nd4j.create(DataType.FLOAT, 20), strided));
-        assertFalse(LionHostStep.supports(Nd4j.create(DataType.HALF, 20), Nd4j.create(DataType.HALF, 20), null));
+        assertFalse(LionHostStep.supports(Nd4j.create(DataType.FLOAT16, 20), Nd4j.create(DataType.FLOAT16, 20), null));
         assertFalse(LionHostStep.supports(Nd4j.create(DataType.DOUBLE, 20), Nd4j.create(DataType.FLOAT, 20), null));
         assertFalse(LionHostStep.supports(Nd4j.create(DataType.FLOAT, 'c', 4, 5), Nd4j.create(DataType.FLOAT, 'f', 4, 5), null));
         assertFalse(LionHostStep.supports(Nd4j.create(DataType.FLOAT, 'c', 4, 5), Nd4j.create(DataType.FLOAT, 'c', 5, 4), null));

@@ -72,14 +72,15 @@ public final class DeltaApplier implements AutoCloseable {
 
     /** Allocates the byte scratch; the value scratch of each update type is allocated at its first use. */
     public DeltaApplier() {
-        this(0);
+        this(0, true);
     }
 
     /**
      * @param hostSlices slices of the host path per call, or 0 for one per kernel thread (a test seam).
+     * @param vectorApi  whether the host path may use the Vector API when the JVM has it (a test seam).
      */
-    DeltaApplier(final int hostSlices) {
-        this.host = new HostDeltaApplier(KernelThreads.shared(), hostSlices);
+    DeltaApplier(final int hostSlices, final boolean vectorApi) {
+        this.host = new HostDeltaApplier(KernelThreads.shared(), hostSlices, vectorApi);
         this.masks = Nd4j.createFromArray(new int[] {128, 64, 32, 16, 8, 4, 2, 1}).castTo(DataType.UINT8).reshape(8, 1);
         this.bits = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);
         this.code = Nd4j.create(DataType.UINT8, CHUNK_PARAMS);

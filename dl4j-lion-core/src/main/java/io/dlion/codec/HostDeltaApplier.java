@@ -1,8 +1,10 @@
 package io.dlion.codec;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
 
 import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -15,13 +17,14 @@ import org.nd4j.linalg.factory.Nd4j;
  * {@code code - offset} exact in the update's type, then one rounding of the product with {@code alpha} (rounded to
  * the type) and one of the sum, no fused multiply-add. Every worker thus applies the same bits on either path.
  * <p>
- * Work goes in chunks of {@link #CHUNK} parameters. The bytes of the code's bit planes are expanded to one value per
- * parameter by table look-up (an 8-value row of a 256-row table per byte, copied whole), into per-thread heap
- * arrays; a loop the JIT vectorizes adds the planes ({@code code = sum of 2^p bit_p}, exact) and the scaled code
- * to the update's values, which are copied in and out of the off-heap buffer in bulk. With one plane (majority
- * vote, odd N) the table holds the two deltas themselves, so the update is read and written once plus one table row
- * per 8 parameters. The update is read once and written once. Nothing is allocated per call once the update's view
- * is cached.
+ * The per-call table {@code delta[code] = alpha * (code - offset)} holds every product the device path can form
+ * (codes are below 256), so the update only needs {@code update[j] += delta[code[j]]}. Work goes in chunks of
+ * {@link #CHUNK} parameters through per-thread heap arrays: the update's values are copied in and out of the
+ * off-heap buffer in bulk, and the deltas of a chunk are looked up from the bit planes' bytes (with at most 4
+ * planes: one 64-bit row of two FLOAT deltas per pair of parameters, found from the planes' bytes through a
+ * 256-entry spreading table; with more planes or DOUBLE, one delta per parameter) and added by a loop the JIT
+ * vectorizes. The update is read once and written once. Nothing is allocated per call once the update's view is
+ * cached.
  */
 final class HostDeltaApplier implements KernelThreads.Slices {
 
@@ -31,31 +34,45 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     /** Smallest slice handed to another thread. */
     static final long MIN_SLICE = 1 << 16;
 
-    private static final boolean ENABLED = Nd4j.getEnvironment().isCPU();
-    private static final int SIGN = 0;
-    private static final int TERNARY = 1;
-    private static final int COUNT = 2;
-    /** Row b: bit {@code 7 - k} of b as 0 or 1, k = 0..7 (the packed layout's order inside a byte). */
-    private static final float[] BITS_F = new float[256 * 8];
-    private static final double[] BITS_D = new double[256 * 8];
-    private static final ThreadLocal<float[][]> SCRATCH_F = ThreadLocal.withInitial(() -> new float[3][CHUNK]);
-    private static final ThreadLocal<double[][]> SCRATCH_D = ThreadLocal.withInitial(() -> new double[3][CHUNK]);
+    private static final boolean ENABLED = Nd4j.getEnvironment().isCPU() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    static final int SIGN = 0;
+    static final int TERNARY = 1;
+    static final int COUNT = 2;
+    /** Codes of at most this many planes are looked up two parameters at a time. */
+    private static final int PAIR_PLANES = 4;
+    /**
+     * For a plane byte b: byte m (m = 0..3) is {@code 16 bit(7 - 2m) + bit(6 - 2m)}, the pair of parameters 2m, 2m + 1
+     * as two nibbles; summed with weights 2^p over at most 4 planes it is the pair's index {@code 16 code + code'}.
+     */
+    private static final int[] PAIR_SPREAD = new int[256];
+    /** For a plane byte b: byte k (k = 0..7) is {@code bit(7 - k)}; summed with weights 2^p it is parameter k's code. */
+    private static final long[] BYTE_SPREAD = new long[256];
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     static {
         for (int b = 0; b < 256; b++) {
+            int pairs = 0;
+            long bytes = 0;
             for (int k = 0; k < 8; k++) {
-                BITS_F[8 * b + k] = (b >>> (7 - k)) & 1;
-                BITS_D[8 * b + k] = (b >>> (7 - k)) & 1;
+                final int bit = (b >>> (7 - k)) & 1;
+                pairs |= bit << (8 * (k >>> 1) + ((k & 1) == 0 ? 4 : 0));
+                bytes |= (long) bit << (8 * k);
             }
+            PAIR_SPREAD[b] = pairs;
+            BYTE_SPREAD[b] = bytes;
         }
     }
 
     private final KernelThreads threads;
     private final int fixedSlices;
-    private final float[] deltasF = new float[256 * 8];
-    private final double[] deltasD = new double[256 * 8];
+    private final boolean vectorApi;
+    private final float[] deltaF = new float[256];
+    private final double[] deltaD = new double[256];
+    /** Pair index {@code 16 c + c'}: FLOAT bits of delta[c] (low half) and delta[c'] (high half). */
+    private final long[] pairDeltaF = new long[256];
 
     private DataBuffer viewData;
+    private ByteBuffer bytes;
     private FloatBuffer floats;
     private DoubleBuffer doubles;
     private boolean isFloat;
@@ -72,13 +89,33 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     private double alphaD;
     private double offsetD;
 
+    /** Per-thread chunk arrays, and a small direct buffer that turns looked-up 64-bit rows into FLOATs. */
+    private static final class Scratch {
+        final float[] valuesF = new float[CHUNK];
+        final float[] deltasF = new float[CHUNK];
+        final double[] valuesD = new double[CHUNK];
+        final double[] deltasD = new double[CHUNK];
+        final long[] rows = new long[CHUNK / 2];
+        final long[] planeWords = new long[8];
+        final LongBuffer rowsOut;
+        final FloatBuffer rowsIn;
+
+        Scratch() {
+            final ByteBuffer direct = ByteBuffer.allocateDirect(CHUNK * Float.BYTES).order(ByteOrder.nativeOrder());
+            rowsOut = direct.asLongBuffer();
+            rowsIn = direct.asFloatBuffer();
+        }
+    }
+
     /**
      * @param threads     the pool.
      * @param fixedSlices slices per call, or 0 for one per thread (at least {@link #MIN_SLICE} parameters each).
+     * @param vectorApi   use {@link VectorCodec} for whole words (only when {@link KernelThreads#VECTOR_API}).
      */
-    HostDeltaApplier(final KernelThreads threads, final int fixedSlices) {
+    HostDeltaApplier(final KernelThreads threads, final int fixedSlices, final boolean vectorApi) {
         this.threads = threads;
         this.fixedSlices = fixedSlices;
+        this.vectorApi = vectorApi && KernelThreads.VECTOR_API;
     }
 
     /** @return true when {@code update} (a vector) is FLOAT or DOUBLE, contiguous, on the CPU backend, and fits a NIO view. */
@@ -109,8 +146,7 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     /** Average: {@code code = sum of 2^p planes[p]} over the first {@code planeCount} planes. */
     void applyCount(final long[][] planeWords, final int planeCount, final INDArray update, final long lo, final long hi,
         final double alpha, final double offset) {
-        this.mode = planeCount == 1 ? SIGN : COUNT;
-        this.sign = planeWords[0];
+        this.mode = COUNT;
         this.countPlanes = planeWords;
         this.planes = planeCount;
         run(update, lo, hi, alpha, offset);
@@ -122,34 +158,103 @@ final class HostDeltaApplier implements KernelThreads.Slices {
         updateOffset = update.offset();
         from = lo;
         to = hi;
+        final int codes = 1 << planes;
         alphaF = (float) alpha;
         offsetF = (float) offset;
         alphaD = alpha;
         offsetD = offset;
-        if (mode == SIGN) {
-            for (int b = 0; b < 256 * 8; b++) {
-                deltasF[b] = alphaF * (BITS_F[b] - offsetF);
-                deltasD[b] = alphaD * (BITS_D[b] - offsetD);
+        if (isFloat) {
+            final float a = alphaF;
+            final float o = offsetF;
+            for (int c = 0; c < codes; c++) {
+                deltaF[c] = a * ((float) c - o);
+            }
+            if (planes <= PAIR_PLANES) {
+                for (int i = 0; i < 256; i++) {
+                    final int first = i >>> 4;
+                    final int second = i & 15;
+                    pairDeltaF[i] = first < codes && second < codes
+                        ? (Float.floatToRawIntBits(deltaF[first]) & 0xFFFFFFFFL) | (long) Float.floatToRawIntBits(deltaF[second]) << 32
+                        : 0L;
+                }
+            }
+        } else {
+            for (int c = 0; c < codes; c++) {
+                deltaD[c] = alpha * ((double) c - offset);
             }
         }
-        threads.run(this, fixedSlices > 0 ? fixedSlices : threads.slicesFor(hi - lo, MIN_SLICE));
-        sign = null;
-        tie = null;
-        countPlanes = null;
+        try {
+            threads.run(this, fixedSlices > 0 ? fixedSlices : threads.slicesFor(hi - lo, MIN_SLICE));
+        } finally {
+            sign = null;
+            tie = null;
+            countPlanes = null;
+        }
     }
 
     @Override
     public void run(final int slice, final int slices) {
         final long lo = boundary(slice, slices);
         final long hi = boundary(slice + 1, slices);
+        final Scratch scratch = SCRATCH.get();
+        if (vectorApi) {
+            final long firstWord = (lo + 63) >>> 6;
+            final long endWord = hi >>> 6;
+            if (firstWord < endWord) {
+                addOneByOne(lo, firstWord << 6);
+                final int base = (int) (updateOffset * (isFloat ? Float.BYTES : Double.BYTES));
+                if (isFloat) {
+                    VectorCodec.applyFloats(bytes, base, mode, sign, tie, countPlanes, planes, scratch.planeWords, (int) firstWord,
+                        (int) endWord, deltaF[0], deltaF[1], alphaF, offsetF);
+                } else {
+                    VectorCodec.applyDoubles(bytes, base, mode, sign, tie, countPlanes, planes, scratch.planeWords, (int) firstWord,
+                        (int) endWord, deltaD[0], deltaD[1], alphaD, offsetD);
+                }
+                addOneByOne(endWord << 6, hi);
+            } else {
+                addOneByOne(lo, hi);
+            }
+            return;
+        }
         for (long c = lo; c < hi; ) {
             final long next = Math.min(hi, (c & ~7L) + CHUNK);
             if (isFloat) {
-                chunkFloat(c, next);
+                chunkFloat(scratch, c, next);
             } else {
-                chunkDouble(c, next);
+                chunkDouble(scratch, c, next);
             }
             c = next;
+        }
+    }
+
+    /** Parameters {@code [lo, hi)} one at a time (the partial words at the ends of a slice). */
+    private void addOneByOne(final long lo, final long hi) {
+        for (long j = lo; j < hi; j++) {
+            final int code = (int) (byteCodes((int) (j >>> 3)) >>> ((j & 7) << 3)) & 0xFF;
+            final int at = (int) (updateOffset + j);
+            if (isFloat) {
+                floats.put(at, floats.get(at) + deltaF[code]);
+            } else {
+                doubles.put(at, doubles.get(at) + deltaD[code]);
+            }
+        }
+    }
+
+    /** The bit planes of word {@code w} of a code (mode {@link #SIGN}, {@link #TERNARY} or {@link #COUNT}) into {@code x}. */
+    static void planeWords(final int mode, final long[] sign, final long[] tie, final long[][] countPlanes, final int planes,
+        final int w, final long[] x) {
+        switch (mode) {
+            case SIGN:
+                x[0] = sign[w];
+                break;
+            case TERNARY:
+                x[0] = tie[w];
+                x[1] = sign[w] & ~tie[w];
+                break;
+            default:
+                for (int p = 0; p < planes; p++) {
+                    x[p] = countPlanes[p][w];
+                }
         }
     }
 
@@ -167,103 +272,108 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     }
 
     /** Parameters {@code [lo, hi)}, {@code hi - floor8(lo) <= CHUNK}. */
-    private void chunkFloat(final long lo, final long hi) {
-        final float[][] scratch = SCRATCH_F.get();
-        final float[] values = scratch[0];
-        final float[] code = scratch[1];
-        final float[] plane = scratch[2];
-        final long base = lo & ~7L;
-        final int shift = (int) (lo - base);
+    private void chunkFloat(final Scratch scratch, final long lo, final long hi) {
+        final float[] values = scratch.valuesF;
+        final float[] deltas = scratch.deltasF;
+        final int shift = (int) (lo & 7);
         final int len = (int) (hi - lo);
-        final int firstByte = (int) (base >>> 3);
+        final int firstByte = (int) (lo >>> 3);
         final int lastByte = (int) ((hi + 7) >>> 3);
         final int at = (int) (updateOffset + lo);
         floats.get(at, values, 0, len);
-        if (mode == SIGN) {
-            expand(0, firstByte, lastByte, deltasF, code);
-            for (int i = 0; i < len; i++) {
-                values[i] += code[i + shift];
+        if (planes <= PAIR_PLANES) {
+            final long[] rows = scratch.rows;
+            final long[] table = pairDeltaF;
+            for (int q = firstByte; q < lastByte; q++) {
+                final int pairs = pairIndices(q);
+                final int r = (q - firstByte) << 2;
+                rows[r] = table[pairs & 0xFF];
+                rows[r + 1] = table[(pairs >>> 8) & 0xFF];
+                rows[r + 2] = table[(pairs >>> 16) & 0xFF];
+                rows[r + 3] = table[pairs >>> 24];
             }
-        } else {
-            expand(0, firstByte, lastByte, BITS_F, code);
             final int count = (lastByte - firstByte) << 3;
-            for (int p = 1; p < planes; p++) {
-                expand(p, firstByte, lastByte, BITS_F, plane);
-                final float scale = 1 << p;
-                for (int i = 0; i < count; i++) {
-                    code[i] += scale * plane[i];
+            scratch.rowsOut.put(0, rows, 0, count >>> 1);
+            scratch.rowsIn.get(0, deltas, 0, count);
+        } else {
+            final float[] table = deltaF;
+            for (int q = firstByte; q < lastByte; q++) {
+                final long codes = byteCodes(q);
+                final int o = (q - firstByte) << 3;
+                for (int k = 0; k < 8; k++) {
+                    deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF];
                 }
             }
-            final float alpha = alphaF;
-            final float offset = offsetF;
-            for (int i = 0; i < len; i++) {
-                values[i] += alpha * (code[i + shift] - offset);
-            }
+        }
+        for (int i = 0; i < len; i++) {
+            values[i] += deltas[i + shift];
         }
         floats.put(at, values, 0, len);
     }
 
     /** Parameters {@code [lo, hi)}, {@code hi - floor8(lo) <= CHUNK}. */
-    private void chunkDouble(final long lo, final long hi) {
-        final double[][] scratch = SCRATCH_D.get();
-        final double[] values = scratch[0];
-        final double[] code = scratch[1];
-        final double[] plane = scratch[2];
-        final long base = lo & ~7L;
-        final int shift = (int) (lo - base);
+    private void chunkDouble(final Scratch scratch, final long lo, final long hi) {
+        final double[] values = scratch.valuesD;
+        final double[] deltas = scratch.deltasD;
+        final double[] table = deltaD;
+        final int shift = (int) (lo & 7);
         final int len = (int) (hi - lo);
-        final int firstByte = (int) (base >>> 3);
+        final int firstByte = (int) (lo >>> 3);
         final int lastByte = (int) ((hi + 7) >>> 3);
         final int at = (int) (updateOffset + lo);
         doubles.get(at, values, 0, len);
-        if (mode == SIGN) {
-            expand(0, firstByte, lastByte, deltasD, code);
-            for (int i = 0; i < len; i++) {
-                values[i] += code[i + shift];
+        for (int q = firstByte; q < lastByte; q++) {
+            final long codes = byteCodes(q);
+            final int o = (q - firstByte) << 3;
+            for (int k = 0; k < 8; k++) {
+                deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF];
             }
-        } else {
-            expand(0, firstByte, lastByte, BITS_D, code);
-            final int count = (lastByte - firstByte) << 3;
-            for (int p = 1; p < planes; p++) {
-                expand(p, firstByte, lastByte, BITS_D, plane);
-                final double scale = 1 << p;
-                for (int i = 0; i < count; i++) {
-                    code[i] += scale * plane[i];
-                }
-            }
-            final double alpha = alphaD;
-            final double offset = offsetD;
-            for (int i = 0; i < len; i++) {
-                values[i] += alpha * (code[i + shift] - offset);
-            }
+        }
+        for (int i = 0; i < len; i++) {
+            values[i] += deltas[i + shift];
         }
         doubles.put(at, values, 0, len);
     }
 
-    /** Row look-up of plane {@code p}'s bytes {@code [firstByte, lastByte)} into {@code out}, 8 values per byte. */
-    private void expand(final int p, final int firstByte, final int lastByte, final float[] table, final float[] out) {
-        for (int q = firstByte; q < lastByte; q++) {
-            final int b = (int) (word(p, q >>> 3) >>> ((q & 7) << 3)) & 0xFF;
-            System.arraycopy(table, b << 3, out, (q - firstByte) << 3, 8);
-        }
-    }
-
-    private void expand(final int p, final int firstByte, final int lastByte, final double[] table, final double[] out) {
-        for (int q = firstByte; q < lastByte; q++) {
-            final int b = (int) (word(p, q >>> 3) >>> ((q & 7) << 3)) & 0xFF;
-            System.arraycopy(table, b << 3, out, (q - firstByte) << 3, 8);
-        }
-    }
-
-    /** Word {@code w} of the code's bit plane {@code p}. */
-    private long word(final int p, final int w) {
+    /** Byte {@code m} (m = 0..3): {@code 16 code(8q + 2m) + code(8q + 2m + 1)} (at most {@link #PAIR_PLANES} planes). */
+    private int pairIndices(final int q) {
+        final int w = q >>> 3;
+        final int s = (q & 7) << 3;
         switch (mode) {
             case SIGN:
-                return sign[w];
-            case TERNARY:
-                return p == 0 ? tie[w] : sign[w] & ~tie[w];
-            default:
-                return countPlanes[p][w];
+                return PAIR_SPREAD[(int) (sign[w] >>> s) & 0xFF];
+            case TERNARY: {
+                final long t = tie[w];
+                return PAIR_SPREAD[(int) (t >>> s) & 0xFF] | PAIR_SPREAD[(int) ((sign[w] & ~t) >>> s) & 0xFF] << 1;
+            }
+            default: {
+                int pairs = 0;
+                for (int p = 0; p < planes; p++) {
+                    pairs |= PAIR_SPREAD[(int) (countPlanes[p][w] >>> s) & 0xFF] << p;
+                }
+                return pairs;
+            }
+        }
+    }
+
+    /** Byte {@code k} (k = 0..7): the code of parameter {@code 8q + k}. */
+    private long byteCodes(final int q) {
+        final int w = q >>> 3;
+        final int s = (q & 7) << 3;
+        switch (mode) {
+            case SIGN:
+                return BYTE_SPREAD[(int) (sign[w] >>> s) & 0xFF];
+            case TERNARY: {
+                final long t = tie[w];
+                return BYTE_SPREAD[(int) (t >>> s) & 0xFF] | BYTE_SPREAD[(int) ((sign[w] & ~t) >>> s) & 0xFF] << 1;
+            }
+            default: {
+                long codes = 0;
+                for (int p = 0; p < planes; p++) {
+                    codes |= BYTE_SPREAD[(int) (countPlanes[p][w] >>> s) & 0xFF] << p;
+                }
+                return codes;
+            }
         }
     }
 
@@ -271,13 +381,9 @@ final class HostDeltaApplier implements KernelThreads.Slices {
         if (buffer == viewData) {
             return;
         }
-        if (isFloat) {
-            floats = buffer.asNio().order(ByteOrder.nativeOrder()).asFloatBuffer();
-            doubles = null;
-        } else {
-            doubles = buffer.asNio().order(ByteOrder.nativeOrder()).asDoubleBuffer();
-            floats = null;
-        }
+        bytes = buffer.asNio().order(ByteOrder.nativeOrder());
+        floats = bytes.asFloatBuffer();
+        doubles = bytes.asDoubleBuffer();
         viewData = buffer;
     }
 }

@@ -62,11 +62,14 @@ final class HostSignPacker implements KernelThreads.Slices {
     private final long[] words;
     private final KernelThreads threads;
     private final int fixedSlices;
+    private final boolean vectorApi;
 
     private DataBuffer viewData;
     private long viewOffset = -1;
+    private ByteBuffer bytes;
     private LongBuffer longs;
     private IntBuffer ints;
+    private boolean odd;
     private long flipSign;
     private long flipBit;
     private volatile boolean nonFiniteSeen;
@@ -76,14 +79,17 @@ final class HostSignPacker implements KernelThreads.Slices {
      * @param dataType    FLOAT or DOUBLE.
      * @param threads     the pool.
      * @param fixedSlices slices per call, or 0 for one per thread (at least {@link #MIN_SLICE_WORDS} words each).
+     * @param vectorApi   use {@link VectorCodec} (only when {@link KernelThreads#VECTOR_API}).
      */
-    HostSignPacker(final long paramCount, final DataType dataType, final KernelThreads threads, final int fixedSlices) {
+    HostSignPacker(final long paramCount, final DataType dataType, final KernelThreads threads, final int fixedSlices,
+        final boolean vectorApi) {
         this.paramCount = paramCount;
         this.isFloat = dataType == DataType.FLOAT;
         this.fullWords = (int) (paramCount >>> 6);
         this.words = new long[(int) ((paramCount + 63) >>> 6)];
         this.threads = threads;
         this.fixedSlices = fixedSlices;
+        this.vectorApi = vectorApi && KernelThreads.VECTOR_API;
     }
 
     /** @return true when this class packs vectors of this type on this backend. */
@@ -104,7 +110,7 @@ final class HostSignPacker implements KernelThreads.Slices {
      */
     long pack(final INDArray c, final long round, final long[] dst) {
         views(c);
-        final boolean odd = (round & 1) != 0;
+        odd = (round & 1) != 0;
         flipSign = odd ? (isFloat ? SIGNS_F : SIGN_D) : 0L;
         flipBit = odd ? 0L : (isFloat ? SIGNS_F : SIGN_D);
         nonFiniteSeen = false;
@@ -140,7 +146,12 @@ final class HostSignPacker implements KernelThreads.Slices {
     public void run(final int slice, final int slices) {
         final int from = (int) ((long) fullWords * slice / slices);
         final int to = (int) ((long) fullWords * (slice + 1) / slices);
-        final boolean bad = isFloat ? packFloats(from, to) : packDoubles(from, to);
+        final boolean bad;
+        if (vectorApi) {
+            bad = isFloat ? VectorCodec.packFloats(bytes, 0, words, from, to, odd) : VectorCodec.packDoubles(bytes, 0, words, from, to, odd);
+        } else {
+            bad = isFloat ? packFloats(from, to) : packDoubles(from, to);
+        }
         if (bad) {
             nonFiniteSeen = true;
         }
@@ -231,6 +242,7 @@ final class HostSignPacker implements KernelThreads.Slices {
         final ByteBuffer bytes = data.asNio().order(ByteOrder.nativeOrder());
         bytes.position((int) (offset * c.dataType().width()));
         final ByteBuffer slice = bytes.slice().order(ByteOrder.nativeOrder());
+        this.bytes = slice;
         longs = slice.asLongBuffer();
         ints = isFloat ? slice.asIntBuffer() : null;
         viewData = data;

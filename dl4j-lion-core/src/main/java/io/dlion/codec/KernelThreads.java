@@ -29,7 +29,16 @@ public final class KernelThreads {
     /** Upper bound of the default thread count: the kernels are bound by memory bandwidth, not by cores. */
     public static final int MAX_DEFAULT_THREADS = 8;
 
+    /** Slices per thread of a long vector. */
+    public static final int SLICES_PER_THREAD = 4;
+
     private static final int SPINS_BEFORE_PARK = 200;
+
+    /**
+     * True when the JVM resolved the Vector API module ({@code --add-modules jdk.incubator.vector}): the codec's host
+     * kernels then use it for their whole-word loops ({@code VectorCodec}), with the same results as without.
+     */
+    static final boolean VECTOR_API = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
 
     /** The work of one call: slice {@code slice} of {@code slices}. */
     @FunctionalInterface
@@ -78,14 +87,19 @@ public final class KernelThreads {
     }
 
     /**
-     * Slices for a vector of {@code length} elements: one per thread, but none shorter than {@code minSliceLength}.
+     * Slices for a vector of {@code length} elements: {@value #SLICES_PER_THREAD} per thread (so that a thread the OS
+     * leaves waiting on a shared machine holds up little work: the others claim the rest), but none shorter than
+     * {@code minSliceLength}, and one when there is a single thread.
      *
      * @param length         elements (or words) to split.
      * @param minSliceLength the smallest slice worth a thread hand-over.
-     * @return a slice count in {@code [1, threads()]}.
+     * @return a slice count in {@code [1, SLICES_PER_THREAD * threads()]}.
      */
     public int slicesFor(final long length, final long minSliceLength) {
-        return (int) Math.max(1, Math.min(threads, length / Math.max(1, minSliceLength)));
+        if (threads == 1) {
+            return 1;
+        }
+        return (int) Math.max(1, Math.min((long) SLICES_PER_THREAD * threads, length / Math.max(1, minSliceLength)));
     }
 
     /**

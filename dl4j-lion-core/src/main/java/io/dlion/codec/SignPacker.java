@@ -76,13 +76,14 @@ public final class SignPacker implements AutoCloseable {
      * @param dataType   FLOAT, DOUBLE or HALF: the type of the vote vectors.
      */
     public SignPacker(final long paramCount, final DataType dataType) {
-        this(paramCount, dataType, 0);
+        this(paramCount, dataType, 0, true);
     }
 
     /**
      * @param hostSlices slices of the host path per call, or 0 for one per kernel thread (a test seam).
+     * @param vectorApi  whether the host path may use the Vector API when the JVM has it (a test seam).
      */
-    SignPacker(final long paramCount, final DataType dataType, final int hostSlices) {
+    SignPacker(final long paramCount, final DataType dataType, final int hostSlices, final boolean vectorApi) {
         if (paramCount < 0 || paramCount > ((long) Integer.MAX_VALUE << 6)) {
             throw new IllegalArgumentException("paramCount must be in [0, 2^37), got " + paramCount);
         }
@@ -106,7 +107,7 @@ public final class SignPacker implements AutoCloseable {
         final long lastValid = paramCount - ((long) Math.max(0, words - 1) << 6);
         this.lastWordMask = words == 0 ? 0L : maskOfFirst((int) lastValid);
         this.host = paramCount > 0 && paramCount <= Integer.MAX_VALUE && HostSignPacker.supportsType(dataType)
-            ? new HostSignPacker(paramCount, dataType, KernelThreads.shared(), hostSlices) : null;
+            ? new HostSignPacker(paramCount, dataType, KernelThreads.shared(), hostSlices, vectorApi) : null;
     }
 
     /** @return length of the vote vectors. */
