@@ -96,13 +96,14 @@ public final class CompareCommand implements Callable<Integer> {
             results.put(entry.getKey(), Comparison.runChild(args, runOut, (epochTimeout + 120) * (long) opts.epochs));
         }
         Files.createDirectories(opts.out);
-        final String table = Comparison.table(results, opts.epochs);
+        final String table = Comparison.table(results, opts.epochs, workers);
         Files.writeString(opts.out.resolve("results.md"), Comparison.header(String.join(" ", commandLine())) + table);
-        Comparison.plot(opts.out, results);
+        Comparison.plot(opts.out, results, opts.epochs, workers);
         System.out.println();
         System.out.print(table);
         System.out.println("wrote " + opts.out.resolve("results.md") + ", " + opts.out.resolve("accuracy_vs_epoch.png") + ", "
-            + opts.out.resolve("accuracy_vs_bytes.png"));
+            + opts.out.resolve("accuracy_vs_bytes.png") + ", "
+            + opts.out.resolve("accuracy_vs_bytes_log.png"));
         return 0;
     }
 

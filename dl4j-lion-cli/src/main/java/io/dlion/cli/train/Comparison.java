@@ -20,22 +20,46 @@ public final class Comparison {
         return "Produced by `" + command + "`.\n\n"
             + "Bytes are counted where they are produced (D-Lion: the exchange's encoded votes and results; DL4J: the encoded messages "
             + "of its threshold/bitmap encoder, each sent to the other N-1 workers). \"Dense fp32\" is a parameter-server round that "
-            + "sends 4 bytes per parameter up and 4 down per worker.\n\n";
+            + "sends 4 bytes per parameter up and 4 down per worker. The global runs train one model and exchange nothing; the table and "
+            + "the plots give them the bytes dense fp32 data-parallel training on the same N workers would send (computed, not measured).\n\n";
     }
 
     /**
-     * @param runs   metrics per run label.
-     * @param epochs epochs every run was asked for: a run with fewer rows stopped early (hung or failed) and says so.
+     * Bytes that dense fp32 data-parallel training of the same run on {@code workers} workers would put on the wire:
+     * every worker sends its 4-byte-per-parameter gradient up and receives the 4-byte-per-parameter result down, every
+     * step. Computed, not measured.
+     *
+     * @return 8 · params · workers · steps.
+     */
+    public static long denseEquivalentBytes(final long params, final int workers, final long steps) {
+        return Math.multiplyExact(Math.multiplyExact(8L * params, (long) workers), steps);
+    }
+
+    /**
+     * @param epochs epochs the run was asked for.
+     * @param done   epochs it completed.
+     * @return "hung in epoch k" when the run stopped early (the harness reports a run that makes no progress for the
+     *         epoch timeout and kills it), or null when it completed.
+     */
+    public static String hungNote(final int epochs, final int done) {
+        return done < epochs ? "hung in epoch " + (done + 1) : null;
+    }
+
+    /**
+     * @param runs    metrics per run label.
+     * @param epochs  epochs every run was asked for: a run with fewer rows hung (or failed) and says so.
+     * @param workers N of the distributed runs: the global runs (one model, no exchange) are given the bytes dense
+     *                data-parallel training on N workers would send, marked as such.
      * @return one Markdown row per run: accuracy per epoch, bytes per worker per step, ratio to dense, time.
      */
-    public static String table(final Map<String, List<EpochMetrics>> runs, final int epochs) {
+    public static String table(final Map<String, List<EpochMetrics>> runs, final int epochs, final int workers) {
         final StringBuilder sb = new StringBuilder();
         sb.append("| run | test accuracy per epoch | bytes/worker/step up | down | up+down vs dense fp32 | wall s |\n");
         sb.append("|---|---|---|---|---|---|\n");
         for (final Map.Entry<String, List<EpochMetrics>> run : runs.entrySet()) {
             final List<EpochMetrics> m = run.getValue();
             if (m.isEmpty()) {
-                sb.append("| ").append(run.getKey()).append(" | hung (see log) | | | | |\n");
+                sb.append("| ").append(run.getKey()).append(" | **").append(hungNote(epochs, 0)).append("** (no progress; killed) | | | | |\n");
                 continue;
             }
             final EpochMetrics last = m.get(m.size() - 1);
@@ -43,16 +67,25 @@ public final class Comparison {
             for (final EpochMetrics e : m) {
                 acc.append(acc.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.4f", e.testAccuracy()));
             }
-            if (m.size() < epochs) {
-                acc.append(" (stopped in epoch ").append(m.size() + 1).append(": no progress, see the log)");
+            final String hung = hungNote(epochs, m.size());
+            if (hung != null) {
+                acc.append(" (**").append(hung).append("**: no progress within the epoch timeout; killed)");
+            }
+            final double dense = 4.0 * last.params();
+            if (last.bytesUp() + last.bytesDown() == 0) {
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %,.0f* | %,.0f* | 1/1.0* (dense data-parallel equivalent x%d, not measured) | %.1f |%n",
+                    run.getKey(), acc, dense, dense, workers, last.wallSeconds()));
+                continue;
             }
             final double steps = Math.max(1, last.rounds()) * (double) last.workers();
             final double up = last.bytesUp() / steps;
             final double down = last.bytesDown() / steps;
-            final double dense = 8.0 * last.params();
-            final String ratio = up + down == 0 ? "no exchange" : String.format(Locale.ROOT, "1/%.1f", dense / (up + down));
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %s | %.1f |%n", run.getKey(), acc, up, down, ratio, last.wallSeconds()));
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | 1/%.1f | %.1f |%n", run.getKey(), acc, up, down, 2 * dense / (up + down),
+                last.wallSeconds()));
         }
+        sb.append(String.format(Locale.ROOT, "%n\\* a global run trains one model and sends nothing; shown is what dense fp32 data-parallel training of "
+            + "the same global batch on %d workers would send (4 bytes per parameter up and 4 down, per worker per step), computed, not measured.%n",
+            workers));
         return sb.toString();
     }
 
@@ -84,8 +117,12 @@ public final class Comparison {
         return Files.exists(csv) ? Reports.readCsv(csv) : new ArrayList<>();
     }
 
-    /** Both plots with one series per run. */
-    public static void plot(final Path dir, final Map<String, List<EpochMetrics>> runs) throws IOException {
-        Reports.plotAll(dir, runs);
+    /**
+     * The comparison plots: accuracy per epoch, accuracy against bytes (linear and log scale). Global runs are drawn
+     * at their dense data-parallel equivalent bytes on {@code workers} workers and labelled so; a run that hung gets a
+     * cross at its last point (or at zero when it finished no epoch) and "hung in epoch k" in the legend.
+     */
+    public static void plot(final Path dir, final Map<String, List<EpochMetrics>> runs, final int epochs, final int workers) throws IOException {
+        Reports.plotComparison(dir, runs, epochs, workers);
     }
 }

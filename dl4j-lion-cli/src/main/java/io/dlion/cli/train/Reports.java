@@ -10,6 +10,9 @@ import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 import org.knowm.xchart.style.Styler;
 
 /** metrics.csv and the PNG plots (XChart): accuracy vs epoch, accuracy vs bytes communicated. */
@@ -65,6 +68,88 @@ final class Reports {
         }
         BitmapEncoder.saveBitmap(byEpoch, dir.resolve("accuracy_vs_epoch.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         BitmapEncoder.saveBitmap(byBytes, dir.resolve("accuracy_vs_bytes.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /**
+     * The comparison's three PNGs in {@code dir}: accuracy_vs_epoch.png, accuracy_vs_bytes.png and
+     * accuracy_vs_bytes_log.png. Runs without an exchange (global) are drawn at the bytes of dense data-parallel
+     * training on {@code workers} workers (dashed, labelled "not measured"); a run with fewer than {@code epochs} rows
+     * hung: its legend says "hung in epoch k" and a cross marks where it stopped.
+     */
+    static void plotComparison(final Path dir, final Map<String, List<EpochMetrics>> runs, final int epochs, final int workers)
+        throws IOException {
+        final XYChart byEpoch = chart("Test accuracy per epoch", "epoch", "test accuracy");
+        final String title = "Test accuracy vs bytes communicated (all workers, up + down)";
+        final XYChart linear = chart(title, "MB on the wire (global runs: dense data-parallel equivalent on " + workers + " workers)",
+            "test accuracy");
+        final XYChart log = chart(title + ", log scale", "MB on the wire, log scale (global runs: dense data-parallel equivalent on " + workers
+            + " workers)", "test accuracy");
+        log.getStyler().setXAxisLogarithmic(true);
+        double minMb = Double.MAX_VALUE;
+        double minAcc = 1;
+        for (final List<EpochMetrics> m : runs.values()) {
+            for (final EpochMetrics e : m) {
+                minMb = Math.min(minMb, mb(e, workers));
+                minAcc = Math.min(minAcc, e.testAccuracy);
+            }
+        }
+        for (final Map.Entry<String, List<EpochMetrics>> run : runs.entrySet()) {
+            final List<EpochMetrics> m = run.getValue();
+            final String hung = Comparison.hungNote(epochs, m.size());
+            if (m.isEmpty()) {
+                final double x = minMb == Double.MAX_VALUE ? 1 : minMb;
+                final String label = run.getKey() + ": " + hung + ", no result";
+                cross(byEpoch.addSeries(label, new double[] {1}, new double[] {minAcc}));
+                cross(linear.addSeries(label, new double[] {x}, new double[] {minAcc}));
+                cross(log.addSeries(label, new double[] {x}, new double[] {minAcc}));
+                continue;
+            }
+            final boolean dense = m.get(m.size() - 1).bytesUp + m.get(m.size() - 1).bytesDown == 0;
+            String label = run.getKey();
+            if (dense) {
+                label += " (dense data-parallel equivalent x" + workers + ", not measured)";
+            }
+            if (hung != null) {
+                label += ": " + hung;
+            }
+            final double[] ep = new double[m.size()];
+            final double[] acc = new double[m.size()];
+            final double[] mb = new double[m.size()];
+            for (int i = 0; i < m.size(); i++) {
+                ep[i] = m.get(i).epoch;
+                acc[i] = m.get(i).testAccuracy;
+                mb[i] = mb(m.get(i), workers);
+            }
+            byEpoch.addSeries(label, ep, acc);
+            final XYSeries a = linear.addSeries(label, mb, acc);
+            final XYSeries b = log.addSeries(label, mb, acc);
+            if (dense) {
+                a.setLineStyle(SeriesLines.DASH_DASH);
+                b.setLineStyle(SeriesLines.DASH_DASH);
+            }
+            if (hung != null) {
+                final int last = m.size() - 1;
+                final String at = run.getKey() + " stopped here (" + hung + ")";
+                cross(byEpoch.addSeries(at, new double[] {ep[last]}, new double[] {acc[last]}));
+                cross(linear.addSeries(at, new double[] {mb[last]}, new double[] {acc[last]}));
+                cross(log.addSeries(at, new double[] {mb[last]}, new double[] {acc[last]}));
+            }
+        }
+        BitmapEncoder.saveBitmap(byEpoch, dir.resolve("accuracy_vs_epoch.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(linear, dir.resolve("accuracy_vs_bytes.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(log, dir.resolve("accuracy_vs_bytes_log.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** @return MB on the wire after this epoch: measured, or for a run without exchange its dense data-parallel equivalent. */
+    static double mb(final EpochMetrics e, final int workers) {
+        final long bytes = e.bytesUp + e.bytesDown;
+        return (bytes != 0 ? bytes : Comparison.denseEquivalentBytes(e.params, workers, e.rounds)) / 1e6;
+    }
+
+    private static void cross(final XYSeries s) {
+        s.setMarker(SeriesMarkers.CROSS);
+        s.setMarkerColor(java.awt.Color.RED);
+        s.setLineStyle(SeriesLines.NONE);
     }
 
     private static XYChart chart(final String title, final String x, final String y) {

@@ -51,6 +51,9 @@ import org.nd4j.linalg.learning.config.IUpdater;
  * and the outputs ({@code metrics.csv}, plots, the {@code params-sha256} lines).
  */
 public final class Trainer {
+    /** DL4J threshold sharing: how long the first batch of every epoch is held back (the deadlock workaround). */
+    static final long THRESHOLD_EPOCH_START_DELAY_MS = 3000;
+
     private final TrainConfig config;
     private final PrintStream out;
     private Progress progress;
@@ -326,7 +329,10 @@ public final class Trainer {
                     out.printf("epoch %d: %d batches of %d over %d ParallelWrapper workers (DL4J threshold sharing)%n", e, batches.size(),
                         config.workerBatch(), n);
                 }
-                final Future<?> fit = runner.submit(() -> wrapper.fit(new ListDataSetIterator<>(batches, 1)));
+                // DL4J deadlock workaround: a ParallelWrapper fit builds its replicas anew, and a replica copies the root model
+                // under the model's lock, which worker 0 holds while it waits at the accumulator's barrier for those same
+                // replicas. Holding back the epoch's first batch lets every replica finish its copy before training starts.
+                final Future<?> fit = runner.submit(() -> wrapper.fit(new DelayedStartIterator(batches, THRESHOLD_EPOCH_START_DELAY_MS)));
                 try {
                     fit.get(config.epochTimeoutSeconds, TimeUnit.SECONDS);
                 } catch (final TimeoutException hang) {
