@@ -38,6 +38,7 @@ final class VectorCodec {
         static final int FLOAT_GROUPS = 64 / FLOATS.length();
         static final int DOUBLE_GROUPS = 64 / DOUBLES.length();
         static final IntVector[] FLOAT_MASKS = new IntVector[FLOAT_GROUPS];
+        /** Lane k of group g: the place of parameter {@code g L + k} within its 32-bit half of the word. */
         static final IntVector[] FLOAT_PLACES = new IntVector[FLOAT_GROUPS];
         static final LongVector[] DOUBLE_MASKS = new LongVector[DOUBLE_GROUPS];
 
