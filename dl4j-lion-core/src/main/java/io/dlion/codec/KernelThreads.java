@@ -76,6 +76,11 @@ public final class KernelThreads {
         }
     }
 
+    /** @return true when the codec's host kernels use the Vector API ({@code --add-modules jdk.incubator.vector}). */
+    public static boolean vectorApi() {
+        return VECTOR_API;
+    }
+
     /** @return the process-wide pool, started on first use. */
     public static KernelThreads shared() {
         return Holder.SHARED;

@@ -36,8 +36,17 @@ final class VectorCodec {
         static final VectorSpecies<Double> DOUBLES = DoubleVector.SPECIES_PREFERRED;
         static final VectorSpecies<Long> LONGS = LongVector.SPECIES_PREFERRED;
         static final int FLOAT_GROUPS = 64 / FLOATS.length();
+        /**
+         * With 8 or 16 lanes, groups 2i and 2i + 1 lie in the same 32-bit half of a word, L bits apart: one lane
+         * shifted right by its place holds both its parameters' bits (bits 0 and L), so their codes (below 2^8) are
+         * built together, in bits [0, L) and [L, 2L).
+         */
+        static final boolean PAIRED = FLOATS.length() == 8 || FLOATS.length() == 16;
+        static final int PAIR_BITS = 1 | 1 << FLOATS.length();
+        static final int LOW_CODE = (1 << FLOATS.length()) - 1;
         static final int DOUBLE_GROUPS = 64 / DOUBLES.length();
         static final IntVector[] FLOAT_MASKS = new IntVector[FLOAT_GROUPS];
+        /** Lane k of group g: the place of parameter {@code g L + k} within its 32-bit half of the word. */
         static final IntVector[] FLOAT_PLACES = new IntVector[FLOAT_GROUPS];
         static final LongVector[] DOUBLE_MASKS = new LongVector[DOUBLE_GROUPS];
 
@@ -126,19 +135,27 @@ final class VectorCodec {
             for (int g = 0; g < Lanes.FLOAT_GROUPS; g++) {
                 final int offsetBytes = at + ((g * lanes) << 2);
                 final int shift = g * lanes < 32 ? 0 : 32;
-                final FloatVector delta;
                 if (planes == 1) {
-                    delta = d0.blend(d1, intMask(x[0], shift, g).cast(Lanes.FLOATS));
+                    final FloatVector delta = d0.blend(d1, intMask(x[0], shift, g).cast(Lanes.FLOATS));
+                    FloatVector.fromByteBuffer(Lanes.FLOATS, bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN).add(delta)
+                        .intoByteBuffer(bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN);
+                } else if (Lanes.PAIRED) {
+                    IntVector codes = zero;
+                    for (int p = 0; p < planes; p++) {
+                        codes = codes.or(IntVector.broadcast(Lanes.INTS, (int) (x[p] >>> shift)).lanewise(VectorOperators.LSHR, Lanes.FLOAT_PLACES[g])
+                            .and(Lanes.PAIR_BITS).lanewise(VectorOperators.LSHL, p));
+                    }
+                    addCodes(bytes, offsetBytes, codes.and(Lanes.LOW_CODE), alpha, offset);
+                    addCodes(bytes, offsetBytes + (lanes << 2), codes.lanewise(VectorOperators.LSHR, lanes), alpha, offset);
+                    g++;
                 } else {
                     IntVector code = zero;
                     for (int p = 0; p < planes; p++) {
                         code = code.or(IntVector.broadcast(Lanes.INTS, (int) (x[p] >>> shift)).lanewise(VectorOperators.LSHR, Lanes.FLOAT_PLACES[g])
                             .and(1).lanewise(VectorOperators.LSHL, p));
                     }
-                    delta = ((FloatVector) code.convert(VectorOperators.I2F, 0)).sub(offset).mul(alpha);
+                    addCodes(bytes, offsetBytes, code, alpha, offset);
                 }
-                FloatVector.fromByteBuffer(Lanes.FLOATS, bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN).add(delta)
-                    .intoByteBuffer(bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN);
             }
         }
     }
@@ -170,6 +187,12 @@ final class VectorCodec {
                     .intoByteBuffer(bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN);
             }
         }
+    }
+
+    /** The lanes' {@code update += (code - offset) * alpha} at byte {@code at}. */
+    private static void addCodes(final ByteBuffer bytes, final int at, final IntVector code, final float alpha, final float offset) {
+        final FloatVector delta = ((FloatVector) code.convert(VectorOperators.I2F, 0)).sub(offset).mul(alpha);
+        FloatVector.fromByteBuffer(Lanes.FLOATS, bytes, at, ByteOrder.LITTLE_ENDIAN).add(delta).intoByteBuffer(bytes, at, ByteOrder.LITTLE_ENDIAN);
     }
 
     private static VectorMask<Integer> intMask(final long word, final int shift, final int group) {

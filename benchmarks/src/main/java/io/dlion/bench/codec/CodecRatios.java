@@ -8,6 +8,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 import io.dlion.codec.DeltaApplier;
+import io.dlion.codec.KernelThreads;
 import io.dlion.codec.SignPacker;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
@@ -17,6 +18,9 @@ import io.dlion.vote.VoteAggregator;
  * copy ({@code assign} into a preallocated array), pack, apply MaVo (odd N, 1 plane), apply Avg (N = 8,
  * 4 planes) back to back, and the ratios are taken per iteration, so that a machine shared with other work
  * slows the copy and the codec alike. Prints medians over the measured iterations.
+ * On the CPU backend pack and apply run the host kernels ({@link KernelThreads}); their whole-word loops use the Vector
+ * API only when the JVM runs with {@code --add-modules jdk.incubator.vector} ({@code ./dlion bench-codec} passes it), and
+ * the first line says which.
  * Usage: {@code CodecRatios [params] [warm-up iterations] [measured iterations]}.
  */
 public final class CodecRatios {
@@ -67,7 +71,9 @@ public final class CodecRatios {
             }
         }
         final String[] names = {"copy (assign)", "pack", "apply MaVo N=7", "apply Avg N=8"};
-        System.out.printf("params=%d threads(OMP_NUM_THREADS)=%s%n", n, System.getenv().getOrDefault("OMP_NUM_THREADS", "default"));
+        System.out.printf("params=%d threads(OMP_NUM_THREADS)=%s kernel threads=%d vector API=%s%n", n,
+            System.getenv().getOrDefault("OMP_NUM_THREADS", "default"), KernelThreads.shared().threads(),
+            KernelThreads.vectorApi() ? "on" : "off (run with --add-modules jdk.incubator.vector)");
         System.out.printf("%-16s %12s %16s%n", "op", "median ms", "median x copy");
         for (int k = 0; k < 4; k++) {
             final double[] ratio = new double[measured];
