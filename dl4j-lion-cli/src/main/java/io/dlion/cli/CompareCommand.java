@@ -21,7 +21,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code ./dlion compare}: the same model and data with global AdamW, global Lion, D-Lion MaVo, D-Lion Avg
  * and DL4J's threshold sharing (with AdamW and with Lion), one after the other, each in its own JVM (a hung
- * DL4J run is killed with its threads); one table, one plot.
+ * DL4J run is killed with its threads); one table and the plots of accuracy against epochs and against bytes (linear
+ * and log scale), where the global runs stand at the bytes dense data-parallel training on the same workers would send
+ * and a hung run is marked.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Run every sharing scheme on the same model and data; write DIR/results.md and comparison plots.")
