@@ -23,8 +23,10 @@ import org.nd4j.linalg.factory.Nd4j;
  * off-heap buffer in bulk, and the deltas of a chunk are looked up from the bit planes' bytes (with at most 4
  * planes: one 64-bit row of two FLOAT deltas per pair of parameters, found from the planes' bytes through a
  * 256-entry spreading table; with more planes or DOUBLE, one delta per parameter) and added by a loop the JIT
- * vectorizes. The update is read once and written once. Nothing is allocated per call once the update's view is
- * cached.
+ * vectorizes. When the JVM has the Vector API ({@link KernelThreads#VECTOR_API}), the whole words of a slice go through
+ * {@link VectorCodec} instead, straight on the off-heap buffer, and only the partial words at a slice's ends are done
+ * one parameter at a time here. The update is read once and written once. Nothing is allocated per call once the
+ * update's view is cached.
  */
 final class HostDeltaApplier implements KernelThreads.Slices {
 

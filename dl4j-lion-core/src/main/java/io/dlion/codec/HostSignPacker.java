@@ -21,7 +21,9 @@ import org.nd4j.linalg.factory.Nd4j;
  * infinite when its exponent bits are all ones. Each value's bit is multiplied into its place in the packed layout
  * and the 32 (FLOAT) or 64 (DOUBLE) placed values of a word, whose bits are disjoint, are ORed together. Words
  * go to a scratch array first and reach the caller's array only when no value was NaN or infinite. The parameters
- * after the last whole word are packed one by one. Nothing is allocated per call once the vector's views are cached.
+ * after the last whole word are packed one by one. When the JVM has the Vector API ({@link KernelThreads#VECTOR_API}),
+ * whole words go through {@link VectorCodec} instead (a compare per lane, the lanes' places ORed into the word).
+ * Nothing is allocated per call once the vector's views are cached.
  */
 final class HostSignPacker implements KernelThreads.Slices {
 

@@ -122,8 +122,8 @@ class HostKernelsTest {
     void shouldApplyTheDevicePathsBitsForEveryRuleRangeSliceCountAndPath(final Type type) {
         final Random random = new Random(47);
         final long n = 3 * 64 * 64 + 1003;
-        final long[][] ranges = {{0, n}, {5, 13}, {7, 71}, {64, 128}, {1, n - 1}, {n - 3, n}};
-        for (final int voters : new int[] {1, 2, 3, 4, 8, 33, 255}) {
+        final long[][] ranges = {{0, n}, {7, 71}, {1, n - 1}, {n - 3, n}};
+        for (final int voters : new int[] {1, 2, 3, 4, 8, 255}) {
             final long[][] votes = new long[voters][];
             for (int v = 0; v < voters; v++) {
                 votes[v] = TestBits.random(random, n);
