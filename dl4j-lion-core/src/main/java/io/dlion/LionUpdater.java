@@ -11,6 +11,8 @@ import org.nd4j.linalg.api.ops.impl.transforms.same.Sign;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.GradientUpdater;
 
+import io.dlion.codec.BlasSlices;
+
 /**
  * The {@link GradientUpdater} of {@link Lion}: computes Lion's step in place in the gradient view.
  * <p>
@@ -29,7 +31,8 @@ import org.nd4j.linalg.learning.GradientUpdater;
  * momentum line is {@code beta2 * m + (1 - beta2) * g} rewritten in terms of {@code c'}: the same value up to
  * float rounding (for beta1 &gt; beta2, a &lt; 0 and the rounding error grows by about beta1 / (1 - beta1)
  * ulps). This lets the step reuse the gradient buffer instead of a temporary. The axpy lines use the BLAS
- * routine (OpenBLAS on CPU, cuBLAS on CUDA) for FLOAT and DOUBLE, several times faster than ND4J's legacy
+ * routine (OpenBLAS on CPU, cuBLAS on CUDA) for FLOAT and DOUBLE, cut into slices of at most 2^30 elements
+ * ({@link BlasSlices}: ND4J's wrapper passes the length as an {@code int}), several times faster than ND4J's legacy
  * {@code Axpy} op, which remains for other types. {@code sign(0) = 0}, as in every reference implementation;
  * ND4J's {@code Sign} maps NaN to 0 on this path.
  * <p>
@@ -44,6 +47,11 @@ public final class LionUpdater implements GradientUpdater<Lion> {
 
     /** State key of the momentum buffer. */
     public static final String M_STATE = "M";
+
+    /** Elements per BLAS call on the ND4J path; a test seam (set small to compare against one call). */
+    static long blasSlice = BlasSlices.MAX_SLICE;
+    /** Whether the fused host step may run; a test seam (false forces the ND4J path on the CPU backend). */
+    static boolean hostStepAllowed = true;
 
     private final Lion config;
     private INDArray m;
@@ -130,7 +138,7 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final double k = beta1 / (1.0 - beta1);
         final double a = beta2 - (1.0 - beta2) * k;
         final INDArray c = voteTarget == null || voteTarget.shape().length == m.shape().length ? voteTarget : voteTarget.reshape(m.shape());
-        if (LionHostStep.supports(g, m, c)) {
+        if (hostStepAllowed && LionHostStep.supports(g, m, c)) {
             hostStep().step(g, m, c, k, a, 1.0 - beta2, config.getLearningRate(iteration, epoch));
             return;
         }
@@ -158,7 +166,7 @@ public final class LionUpdater implements GradientUpdater<Lion> {
         final DataType type = x.dataType();
         if ((type == DataType.FLOAT || type == DataType.DOUBLE) && y.dataType() == type
             && x.elementWiseStride() == 1 && y.elementWiseStride() == 1 && x.ordering() == y.ordering()) {
-            Nd4j.getBlasWrapper().level1().axpy(x.length(), alpha, x, y);
+            BlasSlices.axpy(alpha, x, y, blasSlice);
         } else {
             Nd4j.exec(new Axpy(x, y, y, alpha));
         }

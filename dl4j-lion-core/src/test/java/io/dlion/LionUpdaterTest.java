@@ -1,5 +1,6 @@
 package io.dlion;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -117,6 +118,65 @@ class LionUpdaterTest {
         }
         assertEquals(0.0, stateBuffer.getDouble(0, offset - 1), "state outside the view");
         assertEquals(0.0, stateBuffer.getDouble(0, offset + n), "state outside the view");
+    }
+
+    /**
+     * The ND4J path (the CUDA backend's, and the CPU's for blocks above 2 GB) with its BLAS calls cut into slices:
+     * set to 1,024 elements here, the step must equal the one-call step and the double reference up to rounding.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Type.class, names = {"FLOAT", "DOUBLE"})
+    void shouldGiveTheSameStepWithBlasCallsInSlices(final Type type) {
+        final int n = 10_007;
+        final Random random = new Random(11);
+        final double[][] grads = new double[4][n];
+        for (final double[] g : grads) {
+            for (int i = 0; i < n; i++) {
+                g[i] = random.nextGaussian();
+            }
+        }
+        final long before = LionUpdater.blasSlice;
+        final boolean hostBefore = LionUpdater.hostStepAllowed;
+        try {
+            LionUpdater.hostStepAllowed = false;
+            final double[][] once = run(type, grads, BlasSliceLength.ONE_CALL);
+            final double[][] sliced = run(type, grads, BlasSliceLength.SMALL);
+            for (int i = 0; i < n; i++) {
+                // one call and slices differ at most by the rounding of the BLAS kernel's tail loop (FMA or not)
+                assertEquals(once[1][i], sliced[1][i], type.relTol * 8 * (Math.abs(once[1][i]) + 1e-3), "m[" + i + "], one call vs sliced");
+            }
+            final double[] mRef = new double[n];
+            final double[] c = new double[n];
+            double[] expected = null;
+            for (final double[] g : grads) {
+                expected = LionReference.step(Nd4j.createFromArray(g).castTo(type.dataType).toDoubleVector(), mRef, 1e-3, 0.9, 0.99, c);
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(mRef[i], sliced[1][i], type.relTol * 64 * (Math.abs(mRef[i]) + 1), "m[" + i + "]");
+                if (Math.abs(c[i]) > 1e-4) {
+                    assertEquals(expected[i], sliced[0][i], 1e-3 * type.relTol, "update[" + i + "]");
+                }
+            }
+        } finally {
+            LionUpdater.blasSlice = before;
+            LionUpdater.hostStepAllowed = hostBefore;
+        }
+    }
+
+    private enum BlasSliceLength { ONE_CALL, SMALL }
+
+    /** Four steps on a fresh updater; returns the last update and the momentum. */
+    private static double[][] run(final Type type, final double[][] grads, final BlasSliceLength slices) {
+        LionUpdater.blasSlice = slices == BlasSliceLength.SMALL ? 1024 : io.dlion.codec.BlasSlices.MAX_SLICE;
+        final int n = grads[0].length;
+        final INDArray state = Nd4j.create(type.dataType, 1, n);
+        final GradientUpdater<Lion> updater = new Lion(1e-3, 0.9, 0.99).instantiate(state, true);
+        INDArray g = null;
+        for (int step = 0; step < grads.length; step++) {
+            g = Nd4j.createFromArray(grads[step]).castTo(type.dataType).reshape(1, n);
+            updater.applyUpdater(g, step, 0);
+        }
+        return new double[][] {g.toDoubleVector(), state.toDoubleVector()};
     }
 
     @Test

@@ -48,7 +48,7 @@ public abstract class JobContext<T extends JobContext<T>> {
             throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
         }
         if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
-            throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
+            throw new IllegalArgumentException("paramCount must be in [1, (2^31 - 1) * 64], got " + paramCount);
         }
         if (chunkWords < ChunkLayout.WORD_ALIGNMENT || chunkWords % ChunkLayout.WORD_ALIGNMENT != 0
             || chunkWords > MessageHeaderFlyweight.MAX_CHUNK_WORDS) {

@@ -39,7 +39,8 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * (so that exactly the values {@code >= 0} give 1), writing into a preallocated UINT8 array of its own (ND4J
  * M2.1 is about 3x slower when the op's output is a view). The last {@code n mod 8} values are copied into a
  * small preallocated device buffer and packed the same way; the padding bits past n are cleared on the host.
- * The NaN/Inf check costs one read of c: a BLAS dot product {@code c . c} (FLOAT, DOUBLE) is finite exactly
+ * The NaN/Inf check costs one read of c: a BLAS dot product {@code c . c} (FLOAT, DOUBLE; in slices below 2^31
+ * elements, {@link BlasSlices}) is finite exactly
  * when no value is NaN or infinite, unless it overflows; only a non-finite dot product (or HALF data, which
  * BLAS does not cover) pays for an exact count, of the values with {@code |c| < Inf} (a comparison is false
  * for NaN; ND4J 1.0.0-M2.1's own NaN test misses NaN in HALF arrays).
@@ -49,6 +50,8 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * round, {@link #close()}.
  */
 public final class SignPacker implements AutoCloseable {
+    /** Elements per BLAS call of the NaN/Inf check ({@link BlasSlices}); a test seam. */
+    static long blasSlice = BlasSlices.MAX_SLICE;
 
     private final long paramCount;
     private final DataType dataType;
@@ -220,7 +223,7 @@ public final class SignPacker implements AutoCloseable {
     }
 
     private void checkFinite(final INDArray flat, final long round) {
-        if (dataType != DataType.FLOAT16 && Double.isFinite(Nd4j.getBlasWrapper().dot(flat, flat))) {
+        if (dataType != DataType.FLOAT16 && Double.isFinite(BlasSlices.dotSelf(flat, blasSlice))) {
             return;
         }
         final long finite = Nd4j.getExecutioner()

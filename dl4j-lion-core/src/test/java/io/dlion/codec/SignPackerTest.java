@@ -111,6 +111,32 @@ class SignPackerTest {
         }
     }
 
+    /** The device path's NaN/Inf check with its dot product cut into slices of 64: a bad value in any slice is caught. */
+    @Test
+    void shouldFindNonFiniteValuesInAnySliceOfTheCheck() {
+        final long before = SignPacker.blasSlice;
+        try {
+            SignPacker.blasSlice = 64;
+            for (final int at : new int[] {0, 63, 64, 77, 149}) {
+                final INDArray all = Nd4j.rand(DataType.FLOAT, 300).subi(0.5);
+                final INDArray strided = all.get(NDArrayIndex.interval(1, 2, 300));
+                strided.putScalar(at, Float.NaN);
+                try (SignPacker packer = new SignPacker(150, DataType.FLOAT)) {
+                    final NonFiniteVoteException e = assertThrows(NonFiniteVoteException.class, () -> packer.pack(strided, 3, new long[3]));
+                    assertEquals(1, e.nonFiniteCount(), "NaN at " + at);
+                }
+            }
+            final INDArray finite = Nd4j.rand(DataType.FLOAT, 300).subi(0.5).get(NDArrayIndex.interval(1, 2, 300));
+            try (SignPacker packer = new SignPacker(150, DataType.FLOAT)) {
+                final long[] dst = new long[3];
+                packer.pack(finite, 3, dst);
+                assertArrayEquals(expected(finite.toDoubleVector(), 3), dst);
+            }
+        } finally {
+            SignPacker.blasSlice = before;
+        }
+    }
+
     @Test
     void shouldAcceptLargeFiniteValuesWhoseSquaresOverflow() {
         final INDArray c = Nd4j.createFromArray(new float[] {3e38f, -3e38f, 1, -1, 0, 2e38f, 1e30f, -5, 1e38f});

@@ -39,7 +39,7 @@ public final class ChunkLayout {
      */
     public ChunkLayout(final long paramCount, final long fromParam, final long toParam, final int chunkWords) {
         if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
-            throw new IllegalArgumentException("paramCount must be in [1, 2^31 * 64], got " + paramCount);
+            throw new IllegalArgumentException("paramCount must be in [1, (2^31 - 1) * 64], got " + paramCount);
         }
         if (fromParam < 0 || fromParam >= toParam || toParam > paramCount || (fromParam & 63) != 0) {
             throw new IllegalArgumentException("shard [fromParam, toParam) must be a non-empty word-aligned slice of [0, "
@@ -58,7 +58,7 @@ public final class ChunkLayout {
         this.fromWord = (int)(fromParam >>> 6);
         this.toWord = (int)((toParam + 63) >>> 6);
         this.chunkWords = chunkWords;
-        this.chunkCount = (toWord - fromWord + chunkWords - 1) / chunkWords;
+        this.chunkCount = (int)(((long)toWord - fromWord + chunkWords - 1) / chunkWords);
     }
 
     /**
