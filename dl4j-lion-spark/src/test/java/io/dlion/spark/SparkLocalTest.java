@@ -13,6 +13,7 @@ import java.util.List;
 
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +82,28 @@ class SparkLocalTest {
         final String reference = SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, EPOCHS, () -> SparkTestSupport.mlp(64)).params());
         assertEquals(reference, sha, "Spark run (failed once, resumed) and uninterrupted in-process run end bit-identical");
         assertTrue(Files.list(checkpoints).findAny().isPresent(), "checkpoints were written");
+    }
+
+    @Test
+    @Timeout(300)
+    void shouldTrainAComputationGraphBitIdenticalToTheInProcessRun() throws Exception {
+        final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
+        final DLionSparkTrainer<ComputationGraph> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.graph(32),
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH));
+
+        final ComputationGraph trained = trainer.fit(sc.parallelize(batches, WORKERS));
+
+        for (final TaskReport r : trainer.reports()) {
+            assertEquals(0, r.stageAttempt(), r.toString());
+            assertEquals(0, r.startRound(), r.toString());
+            assertEquals(ROUNDS_PER_EPOCH, r.rounds(), r.toString());
+        }
+        final List<List<DataSet>> shards = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
+        }
+        assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.graph(32)).params()),
+            SparkTestSupport.sha256(trained.params()));
     }
 
     @Test

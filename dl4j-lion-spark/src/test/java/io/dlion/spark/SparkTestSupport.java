@@ -21,6 +21,7 @@ import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -66,7 +67,26 @@ final class SparkTestSupport {
     }
 
     /**
-     * The same job in one JVM: one thread per worker, each a {@link DLionJob} over its shard (in order, no shuffle),
+     * @param hidden units of the hidden layer.
+     * @return the same network as {@link #mlp(int)}, as a ComputationGraph.
+     */
+    static ComputationGraph graph(final int hidden) {
+        final ComputationGraph net = new ComputationGraph(new NeuralNetConfiguration.Builder()
+            .seed(42)
+            .updater(new Lion(1e-3))
+            .graphBuilder()
+            .addInputs("in")
+            .addLayer("hidden", new DenseLayer.Builder().nIn(784).nOut(hidden).activation(Activation.RELU).build(), "in")
+            .addLayer("out", new OutputLayer.Builder(LossFunction.MCXENT).nIn(hidden).nOut(10).activation(Activation.SOFTMAX).build(), "hidden")
+            .setOutputs("out")
+            .build());
+        net.init();
+        return net;
+    }
+
+    /**
+     * The same job in one JVM: one thread per worker, each a {@link DLionJob} over its shard (one batch a step, in
+     * order, no shuffle),
      * votes through an {@link InProcessVoteHub}.
      *
      * @param shards   each worker's batches.
@@ -84,7 +104,7 @@ final class SparkTestSupport {
             for (int w = 0; w < n; w++) {
                 final int id = w;
                 done.add(pool.submit(() -> {
-                    try (DLionJob job = DLionJob.builder(networks.get(), new ListDataSetIterator<>(shards.get(id), shards.get(id).get(0).numExamples()),
+                    try (DLionJob job = DLionJob.builder(networks.get(), new ListDataSetIterator<>(shards.get(id), 1),
                         hub.exchange(id)).epochs(epochs).build()) {
                         return job.fit();
                     }
