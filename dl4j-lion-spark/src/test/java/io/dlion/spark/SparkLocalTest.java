@@ -9,7 +9,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -19,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.dataset.DataSet;
 
 /**
@@ -50,7 +51,9 @@ class SparkLocalTest {
 
     @Test
     @Timeout(300)
-    void shouldResumeFromCheckpointAfterATaskFailsAndEndBitIdenticalToTheInProcessRun(@TempDir final Path checkpoints) throws Exception {
+    void shouldResumeFromCheckpointAfterATaskFailsAndEndBitIdenticalToTheInProcessRun() throws Exception {
+        // under the module's build directory, where no other test's clean-up of the shared temporary directory reaches
+        final Path checkpoints = Files.createDirectories(Path.of("target", "spark-local-" + System.currentTimeMillis()).toAbsolutePath());
         final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
         // worker 1 fails after round 13 of the first attempt; checkpoints every 8 rounds: the retry starts from round 8
         final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), new DLionSparkOptions()
@@ -81,7 +84,11 @@ class SparkLocalTest {
         }
         final String reference = SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, EPOCHS, () -> SparkTestSupport.mlp(64)).params());
         assertEquals(reference, sha, "Spark run (failed once, resumed) and uninterrupted in-process run end bit-identical");
-        assertTrue(Files.list(checkpoints).findAny().isPresent(), "checkpoints were written");
+        try (Stream<Path> files = Files.walk(checkpoints)) {
+            final List<Path> all = files.sorted(Comparator.reverseOrder()).toList();
+            assertTrue(all.stream().anyMatch(f -> f.toString().endsWith("worker-1.zip")), "checkpoints were written: " + all);
+            all.forEach(f -> f.toFile().delete());
+        }
     }
 
     @Test

@@ -31,7 +31,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
@@ -53,8 +52,16 @@ class SparkStandaloneClusterTest {
     private static final int CHECKPOINT_EVERY = 50;
     private static final long KILL_AFTER_ROUND = 120;
 
+    /**
+     * Aeron's client and driver give up on each other after 10 s without a heartbeat; on a machine shared by several
+     * builds (load far above the core count) an executor's threads can stall that long (docs/cluster.md).
+     */
+    private static final String AERON_PATIENCE =
+        " -Daeron.driver.timeout=60000 -Daeron.client.liveness.timeout=60000000000 -Daeron.publication.unblock.timeout=90000000000";
+
     private final List<Process> cluster = new ArrayList<>();
     private JavaSparkContext sc;
+    private Path tmp;
 
     @AfterEach
     void tearDown() {
@@ -72,11 +79,21 @@ class SparkStandaloneClusterTest {
                 Thread.currentThread().interrupt();
             }
         }
+        if (tmp != null) {
+            try (Stream<Path> files = Files.walk(tmp)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (final IOException e) {
+                System.out.println("spark standalone: could not delete " + tmp + ": " + e);
+            }
+        }
     }
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES)
-    void shouldSurviveAKilledExecutorAndEndBitIdenticalToTheInProcessRun(@TempDir final Path tmp) throws Exception {
+    void shouldSurviveAKilledExecutorAndEndBitIdenticalToTheInProcessRun() throws Exception {
+        // under the module's build directory: executors, logs and checkpoints of a run that takes minutes stay out of
+        // the shared temporary directory
+        tmp = Files.createDirectories(Path.of("target", "spark-cluster-" + System.currentTimeMillis()).toAbsolutePath());
         final String master = startCluster(tmp);
         final Path progress = Files.createDirectories(tmp.resolve("progress"));
         sc = new JavaSparkContext(new SparkConf().setMaster(master).setAppName("dlion-spark-standalone")
@@ -84,7 +101,8 @@ class SparkStandaloneClusterTest {
             .set("spark.executor.cores", "1").set("spark.cores.max", Integer.toString(WORKERS)).set("spark.executor.memory", "1g")
             .set("spark.executor.extraClassPath", testClassPath())
             .set("spark.executor.extraJavaOptions", System.getProperty("dlion.executorJvmFlags", DLionSparkTrainer.JAVA_17_FLAGS)
-                + " -Dorg.bytedeco.javacpp.maxbytes=2g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.io.dlion=info")
+                + " -Dorg.bytedeco.javacpp.maxbytes=2g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.io.dlion=info"
+                + AERON_PATIENCE)
             // Spark gives executors OMP_NUM_THREADS = spark.executor.cores; ND4J's results depend on its thread count, so
             // the executors get this JVM's (where the in-process reference runs)
             .set("spark.executorEnv.OMP_NUM_THREADS", ompThreads())
