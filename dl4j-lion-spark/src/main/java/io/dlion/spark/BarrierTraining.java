@@ -1,0 +1,376 @@
+package io.dlion.spark;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.job.DLionJob;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.BarrierTaskInfo;
+import org.apache.spark.TaskKilledException;
+import org.apache.spark.broadcast.Broadcast;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.util.ModelSerializer;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import scala.collection.JavaConverters;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * The function every barrier task runs on its partition: one D-Lion worker, and in task 0 also the job's aggregation
+ * server.
+ * <ol>
+ *   <li>Cut the partition into batches; list this task's checkpoints of the run; task 0 starts the server on two
+ *       free UDP ports of its host (or the configured ones).</li>
+ *   <li>{@code allGather}: every task's host, batch count and checkpoint rounds, and the server's ports. Every task
+ *       derives the same plan from them: rounds per epoch (the fewest batches) and the round to resume from (the
+ *       newest checkpoint round that every task has, or a fresh start).</li>
+ *   <li>Train: an embedded Aeron media driver per executor JVM, votes over UDP to task 0, {@link DLionJob} over the
+ *       batches, checkpoints every K rounds.</li>
+ *   <li>{@code barrier()}: every task has the last round's result before task 0 stops the server; report the
+ *       parameters' SHA-256 (and from task 0 the model) to the driver.</li>
+ * </ol>
+ * A task the scheduler kills (another task of the stage failed) is interrupted by a watcher, so it stops waiting for
+ * a round that will not come; Spark then runs the whole stage again, which resumes from the checkpoints.
+ */
+final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<DataSet>, scala.collection.Iterator<TaskReport>>
+    implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final System.Logger LOG = System.getLogger(BarrierTraining.class.getName());
+    private static final String SEP = "|";
+
+    private final Broadcast<byte[]> model;
+    private final boolean graph;
+    private final DLionSparkOptions options;
+    private final String run;
+    private final byte[] secret;
+
+    /**
+     * @param model   the initial model as DL4J's model zip, broadcast to the executors.
+     * @param graph   true for a ComputationGraph, false for a MultiLayerNetwork.
+     * @param options the job's settings, concluded.
+     * @param run     the name of this {@code fit} (its checkpoint sub-directory).
+     * @param secret  the job's secret: every HELLO to the server is authenticated with it.
+     */
+    BarrierTraining(final Broadcast<byte[]> model, final boolean graph, final DLionSparkOptions options, final String run, final byte[] secret) {
+        this.model = model;
+        this.graph = graph;
+        this.options = options;
+        this.run = run;
+        this.secret = secret.clone();
+    }
+
+    @Override
+    public scala.collection.Iterator<TaskReport> apply(final scala.collection.Iterator<DataSet> partition) {
+        final BarrierTaskContext ctx = BarrierTaskContext.get();
+        try {
+            return JavaConverters.asScalaIterator(List.of(train(ctx, JavaConverters.asJavaIterator(partition))).iterator());
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw killedOr(ctx, new IllegalStateException("worker " + ctx.partitionId() + " interrupted", e));
+        } catch (final RuntimeException e) {
+            throw killedOr(ctx, e);
+        } catch (final Exception e) {
+            throw killedOr(ctx, new IllegalStateException("worker " + ctx.partitionId() + ": " + e, e));
+        }
+    }
+
+    private TaskReport train(final BarrierTaskContext ctx, final java.util.Iterator<DataSet> partition) throws Exception {
+        final BarrierTaskInfo[] infos = ctx.getTaskInfos();
+        final int workers = infos.length;
+        final int worker = ctx.partitionId();
+        final int attempt = ctx.stageAttemptNumber();
+        final String host = hostOf(infos[worker].address());
+        final PartitionBatches batches = new PartitionBatches(PartitionBatches.cut(partition, options.batchSizePerWorker()),
+            options.shuffle(), options.seed(), worker);
+        final CheckpointStore store = options.checkpointDir() == null ? null : new CheckpointStore(Path.of(options.checkpointDir(), run), worker);
+        final TreeSet<Long> checkpoints = store == null ? new TreeSet<>() : store.rounds();
+        final Model net = restore();
+
+        final KillWatcher watcher = new KillWatcher(ctx);
+        AeronRuntime aeron = null;
+        AgentRunner server = null;
+        AeronVoteExchange exchange = null;
+        DLionJob job = null;
+        try {
+            aeron = AeronRuntime.launch(new AeronRuntime.Context());
+            int votePort = -1;
+            if (worker == 0) {
+                votePort = options.votePort() != 0 ? options.votePort() : freePortPair();
+                server = startServer(aeron, workers, net.numParams(), votePort);
+            }
+            // every task learns every other's host, batches and checkpoints, and task 0's ports
+            final String mine = String.join(SEP, host, Integer.toString(batches.size()), join(checkpoints), Integer.toString(votePort));
+            final String[] all = ctx.allGather(mine);
+            final Plan plan = Plan.of(all);
+            if (plan.roundsPerEpoch < 1) {
+                throw new IllegalArgumentException("worker " + plan.fewestBatchesWorker + "'s partition holds no full batch of batchSizePerWorker="
+                    + options.batchSizePerWorker() + " examples");
+            }
+            final long resume = plan.resumeRound;
+            LOG.log(System.Logger.Level.INFO, String.format("D-Lion worker %d of %d, stage attempt %d: %d rounds per epoch, %s; server %s:%d", worker,
+                workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, plan.serverHost, plan.votePort));
+
+            exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
+                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0))
+                .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(plan.serverHost, plan.votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
+                    Channels.udpResultsSubscription(plan.serverHost, plan.votePort + 1, host), Configuration.RESULT_STREAM_ID_DEFAULT))));
+            final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
+            final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
+                .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
+                .listener(new TaskListener(ctx, store, options.checkpointEvery(), user));
+            if (resume >= 0) {
+                builder.checkpoints(store.dirOf(resume), 0).resume(true);
+            }
+            job = builder.build();
+            final long startRound = job.round();
+            job.fit();
+            // every task holds the last round's result before task 0 stops the server
+            ctx.barrier();
+            final INDArray params = job.model().params();
+            final String sha = sha256(params);
+            final byte[] trained = worker == 0 ? serialize(job.model()) : null;
+            return new TaskReport(worker, attempt, host, ProcessHandle.current().pid(), startRound, job.round(), sha,
+                exchange.counters().bytesUp(), exchange.counters().bytesDown(), trained);
+        } finally {
+            // close with the interrupt flag clear (Aeron's close waits for its threads), then set it again
+            final boolean interrupted = watcher.stop();
+            if (job != null) {
+                CloseHelper.quietClose(job);
+            }
+            CloseHelper.quietCloseAll(exchange, server, aeron);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Model restore() throws IOException {
+        final ByteArrayInputStream in = new ByteArrayInputStream(model.value());
+        return graph ? ModelSerializer.restoreComputationGraph(in, true) : ModelSerializer.restoreMultiLayerNetwork(in, true);
+    }
+
+    private AgentRunner startServer(final AeronRuntime aeron, final int workers, final long params, final int votePort) {
+        // bound to every interface of task 0's host; the workers reach it at the host Spark knows the executor by
+        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
+            .voteChannel(Channels.udpVotes("0.0.0.0", votePort)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
+            .resultChannel(Channels.udpResultsPublication("0.0.0.0", votePort + 1, workers)).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
+            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
+            .minVoters(workers));                          // every task votes in every round, or the stage fails and is retried
+        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
+            ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex), null, server);
+        AgentRunner.startOnThread(runner);
+        return runner;
+    }
+
+    /** @return a port p such that p and p + 1 were both free for UDP on this host a moment ago. */
+    private static int freePortPair() throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(0))) {
+                final int p = a.getLocalPort();
+                if (p < 65535 && isFree(p + 1)) {
+                    return p;
+                }
+            }
+        }
+        throw new IOException("no two consecutive free UDP ports found");
+    }
+
+    private static boolean isFree(final int port) {
+        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(port))) {
+            return s.getLocalPort() == port;
+        } catch (final IOException busy) {
+            return false;
+        }
+    }
+
+    /**
+     * Interrupts the training thread when the scheduler kills the task (another task of the barrier stage failed): a
+     * task waiting for a round that will never complete stops at once instead of at its round timeout.
+     */
+    private static final class KillWatcher {
+        private final Thread trainer = Thread.currentThread();
+        private final Thread thread;
+
+        KillWatcher(final BarrierTaskContext ctx) {
+            thread = new Thread(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    if (ctx.isInterrupted()) {
+                        trainer.interrupt();
+                        return;
+                    }
+                    try {
+                        Thread.sleep(200);
+                    } catch (final InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "dlion-kill-watcher-" + ctx.partitionId());
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** @return whether the training thread was interrupted; its flag is cleared. */
+        boolean stop() {
+            thread.interrupt();
+            try {
+                thread.join();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Thread.interrupted();
+        }
+    }
+
+    private static RuntimeException killedOr(final BarrierTaskContext ctx, final RuntimeException e) {
+        if (ctx.isInterrupted() && ctx.getKillReason().isDefined()) {
+            return new TaskKilledException(ctx.getKillReason().get());
+        }
+        return e;
+    }
+
+    private static String hostOf(final String address) {
+        final int colon = address.lastIndexOf(':');
+        return colon < 0 ? address : address.substring(0, colon);
+    }
+
+    private static String join(final TreeSet<Long> rounds) {
+        final StringBuilder sb = new StringBuilder();
+        for (final Long r : rounds) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            sb.append(r);
+        }
+        return sb.toString();
+    }
+
+    private static byte[] serialize(final Model m) throws IOException {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ModelSerializer.writeModel(m, out, true);
+        return out.toByteArray();
+    }
+
+    /**
+     * @param params parameters.
+     * @return SHA-256 of their values in hex.
+     */
+    static String sha256(final INDArray params) {
+        Nd4j.getExecutioner().commit();
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(params.dup().data().asBytes()));
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What every task derives, identically, from the gathered messages. */
+    private static final class Plan {
+        int roundsPerEpoch = Integer.MAX_VALUE;
+        int fewestBatchesWorker;
+        long resumeRound = -1;
+        String serverHost;
+        int votePort;
+
+        static Plan of(final String[] messages) {
+            final Plan p = new Plan();
+            TreeSet<Long> common = null;
+            for (int w = 0; w < messages.length; w++) {
+                final String[] f = messages[w].split("\\|", -1);
+                final int batches = Integer.parseInt(f[1]);
+                if (batches < p.roundsPerEpoch) {
+                    p.roundsPerEpoch = batches;
+                    p.fewestBatchesWorker = w;
+                }
+                final TreeSet<Long> rounds = new TreeSet<>();
+                if (!f[2].isEmpty()) {
+                    for (final String r : f[2].split(",")) {
+                        rounds.add(Long.parseLong(r));
+                    }
+                }
+                if (common == null) {
+                    common = rounds;
+                } else {
+                    common.retainAll(rounds);
+                }
+                if (w == 0) {
+                    p.serverHost = f[0];
+                    p.votePort = Integer.parseInt(f[3]);
+                }
+            }
+            if (common != null && !common.isEmpty()) {
+                p.resumeRound = common.last();
+            }
+            return p;
+        }
+    }
+
+    /** Stops a killed task between rounds, writes the checkpoints, then calls the user's listener. */
+    private static final class TaskListener implements DLionJob.Listener {
+        private final BarrierTaskContext ctx;
+        private final CheckpointStore store;
+        private final int every;
+        private final DLionJob.Listener user;
+
+        TaskListener(final BarrierTaskContext ctx, final CheckpointStore store, final int every, final DLionJob.Listener user) {
+            this.ctx = ctx;
+            this.store = store;
+            this.every = every;
+            this.user = user;
+        }
+
+        @Override
+        public void onRound(final DLionJob job, final double score) {
+            if (ctx.isInterrupted()) {
+                throw new TaskKilledException(ctx.getKillReason().isDefined() ? ctx.getKillReason().get() : "killed");
+            }
+            if (every > 0 && job.round() % every == 0) {
+                store.write(job);
+            }
+            if (user != null) {
+                user.onRound(job, score);
+            }
+        }
+
+        @Override
+        public void onEpochEnd(final DLionJob job, final int epoch) {
+            if (user != null) {
+                user.onEpochEnd(job, epoch);
+            }
+        }
+
+        @Override
+        public void onEvent(final String message) {
+            if (user != null) {
+                user.onEvent(message);
+            } else {
+                LOG.log(System.Logger.Level.INFO, message);
+            }
+        }
+    }
+}

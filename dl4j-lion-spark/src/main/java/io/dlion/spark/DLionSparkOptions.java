@@ -1,0 +1,230 @@
+package io.dlion.spark;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+import io.dlion.dist.DLion;
+import io.dlion.job.DLionJob;
+import io.dlion.vote.VoteRule;
+
+/**
+ * Settings of a {@link DLionSparkTrainer}: what every barrier task trains and how the job survives a failed task.
+ * Sent to the executors with the task, so everything here is serializable. {@link #conclude()} validates once,
+ * naming the field; the trainer calls it.
+ * <pre>{@code
+ * DLionSparkOptions options = new DLionSparkOptions()
+ *     .epochs(2).batchSizePerWorker(32)                     // every task: 2 epochs over its partition, 32 examples a step
+ *     .checkpoints("/shared/dlion-ckpt", 100);               // a directory every executor reaches; a retried stage resumes
+ * }</pre>
+ */
+public final class DLionSparkOptions implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Default worker-side bound on one round: a task whose server or peers are gone fails after this long. */
+    public static final long ROUND_TIMEOUT_MILLIS_DEFAULT = DLion.DEFAULT_ROUND_TIMEOUT_MILLIS;
+    /** Default server deadline of a round: after it the round is aborted (every task must vote) and the stage fails. */
+    public static final long SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT = 30_000;
+    /** The most tasks (workers) one job can have: the server's voter masks are 64 bits. */
+    public static final int MAX_WORKERS = 64;
+
+    private int epochs = 1;
+    private int batchSizePerWorker;
+    private VoteRule rule = VoteRule.MAJORITY;
+    private int jobId = 1;
+    private String checkpointDir;
+    private int checkpointEvery;
+    private long roundTimeoutMillis = ROUND_TIMEOUT_MILLIS_DEFAULT;
+    private long serverRoundTimeoutMillis = SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT;
+    private int votePort;
+    private boolean shuffle;
+    private long seed;
+    private ListenerFactory listenerFactory;
+
+    /**
+     * Makes each task's {@link DLionJob.Listener} on the executor (a listener itself is not sent; a factory is).
+     * Runs on the task's training thread.
+     */
+    @FunctionalInterface
+    public interface ListenerFactory extends Serializable {
+        /**
+         * @param worker       the task's worker id (its partition index).
+         * @param stageAttempt the barrier stage's attempt, 0 first; a retried stage has a higher one.
+         * @return the listener of that task's job.
+         */
+        DLionJob.Listener create(int worker, int stageAttempt);
+    }
+
+    /**
+     * Validate once.
+     *
+     * @return this for a fluent API.
+     * @throws IllegalArgumentException naming the field that is wrong.
+     */
+    public DLionSparkOptions conclude() {
+        require(epochs >= 1, "epochs must be >= 1, got " + epochs);
+        require(batchSizePerWorker >= 1, "batchSizePerWorker must be >= 1, got " + batchSizePerWorker);
+        Objects.requireNonNull(rule, "rule");
+        require(checkpointEvery >= 0, "checkpointEvery must be >= 0, got " + checkpointEvery);
+        require(checkpointEvery == 0 || checkpointDir != null, "checkpointEvery=" + checkpointEvery + " needs a checkpointDir");
+        require(roundTimeoutMillis > 0, "roundTimeoutMillis must be > 0, got " + roundTimeoutMillis);
+        require(serverRoundTimeoutMillis > 0, "serverRoundTimeoutMillis must be > 0, got " + serverRoundTimeoutMillis);
+        require(votePort == 0 || votePort > 0 && votePort < 65535, "votePort must be 0 (any free port) or in [1, 65534], got " + votePort);
+        return this;
+    }
+
+    private static void require(final boolean ok, final String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /**
+     * @param epochs passes over every task's partition, >= 1 (default 1).
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions epochs(final int epochs) {
+        this.epochs = epochs;
+        return this;
+    }
+
+    public int epochs() {
+        return epochs;
+    }
+
+    /**
+     * @param batchSizePerWorker examples per step of one task, >= 1 (required). A task's partition is cut into
+     *                           batches of this size (a last, smaller one is dropped); every task trains as many
+     *                           steps per epoch as the task with the fewest batches has. The global batch is
+     *                           {@code batchSizePerWorker * partitions}.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions batchSizePerWorker(final int batchSizePerWorker) {
+        this.batchSizePerWorker = batchSizePerWorker;
+        return this;
+    }
+
+    public int batchSizePerWorker() {
+        return batchSizePerWorker;
+    }
+
+    /**
+     * @param rule majority vote (default) or average.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions rule(final VoteRule rule) {
+        this.rule = rule;
+        return this;
+    }
+
+    public VoteRule rule() {
+        return rule;
+    }
+
+    /**
+     * @param jobId the job id in every frame (default 1).
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions jobId(final int jobId) {
+        this.jobId = jobId;
+        return this;
+    }
+
+    public int jobId() {
+        return jobId;
+    }
+
+    /**
+     * @param dir   a directory every executor reaches under the same path (a shared filesystem; on one host a local
+     *              path): each {@code fit} keeps its checkpoints in its own sub-directory, the two newest rounds.
+     * @param every write every task's checkpoint every this many rounds; 0 for none, and then a retried stage starts
+     *              the training over.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions checkpoints(final String dir, final int every) {
+        this.checkpointDir = dir;
+        this.checkpointEvery = every;
+        return this;
+    }
+
+    public String checkpointDir() {
+        return checkpointDir;
+    }
+
+    public int checkpointEvery() {
+        return checkpointEvery;
+    }
+
+    /**
+     * @param millis the longest a task waits for one round's result (default {@value #ROUND_TIMEOUT_MILLIS_DEFAULT}).
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions roundTimeoutMillis(final long millis) {
+        this.roundTimeoutMillis = millis;
+        return this;
+    }
+
+    public long roundTimeoutMillis() {
+        return roundTimeoutMillis;
+    }
+
+    /**
+     * @param millis the server's round deadline (default {@value #SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT}): a round
+     *               without progress for this long is aborted, since every task must vote.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions serverRoundTimeoutMillis(final long millis) {
+        this.serverRoundTimeoutMillis = millis;
+        return this;
+    }
+
+    public long serverRoundTimeoutMillis() {
+        return serverRoundTimeoutMillis;
+    }
+
+    /**
+     * @param port the UDP port the server (in task 0) receives votes on, results use the next one; 0 (default): two
+     *             free ports that task 0's host picks for each attempt.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions votePort(final int port) {
+        this.votePort = port;
+        return this;
+    }
+
+    public int votePort() {
+        return votePort;
+    }
+
+    /**
+     * @param seed shuffle the order of a task's batches before every epoch, with this seed (the same order again
+     *             after a retry, so a resumed job sees the batches of the run that never stopped).
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions shuffle(final long seed) {
+        this.shuffle = true;
+        this.seed = seed;
+        return this;
+    }
+
+    /** @return true when a task shuffles its batches before every epoch (default false: partition order). */
+    public boolean shuffle() {
+        return shuffle;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /**
+     * @param factory makes every task's job listener (rounds, epochs, events); null for none.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions listener(final ListenerFactory factory) {
+        this.listenerFactory = factory;
+        return this;
+    }
+
+    public ListenerFactory listener() {
+        return listenerFactory;
+    }
+}

@@ -1,0 +1,137 @@
+package io.dlion.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.nd4j.linalg.dataset.DataSet;
+
+/**
+ * D-Lion through a real Spark scheduler in one JVM: {@code local[3]}, three barrier tasks, votes over Aeron UDP on
+ * loopback, a small Fashion-MNIST subset; one task fails once and the retried stage resumes from the checkpoints.
+ */
+class SparkLocalTest {
+    private static final int WORKERS = 3;
+    private static final int BATCH = 32;
+    private static final int ROUNDS_PER_EPOCH = 20;
+    private static final int EPOCHS = 2;
+
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startSpark() {
+        // local[N, maxFailures]: a failed barrier task makes the scheduler retry the whole stage
+        sc = new JavaSparkContext(new SparkConf().setMaster("local[" + WORKERS + ",4]").setAppName("dlion-spark-local")
+            .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1").set("spark.ui.enabled", "false"));
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        if (sc != null) {
+            sc.stop();
+        }
+    }
+
+    @Test
+    @Timeout(300)
+    void shouldResumeFromCheckpointAfterATaskFailsAndEndBitIdenticalToTheInProcessRun() throws Exception {
+        // under the module's build directory, where no other test's clean-up of the shared temporary directory reaches
+        final Path checkpoints = Files.createDirectories(Path.of("target", "spark-local-" + System.currentTimeMillis()).toAbsolutePath());
+        final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
+        // worker 1 fails after round 13 of the first attempt; checkpoints every 8 rounds: the retry starts from round 8
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), new DLionSparkOptions()
+            .epochs(EPOCHS).batchSizePerWorker(BATCH).checkpoints(checkpoints.toString(), 8)
+            .roundTimeoutMillis(120_000).serverRoundTimeoutMillis(20_000)
+            .listener(new SparkTestSupport.FailOnce(1, 13)));
+        final String before = SparkTestSupport.sha256(trainer.network().params());
+
+        final MultiLayerNetwork trained = trainer.fit(sc.parallelize(batches, WORKERS));
+
+        final List<TaskReport> reports = trainer.reports();
+        assertEquals(WORKERS, reports.size());
+        for (final TaskReport r : reports) {
+            assertEquals(1, r.stageAttempt(), "the stage ran again after the failure: " + r);
+            assertEquals(8, r.startRound(), "resumed from the checkpoint of round 8, not from the start: " + r);
+            assertEquals((long) EPOCHS * ROUNDS_PER_EPOCH, r.rounds(), r.toString());
+            assertEquals(reports.get(0).paramsSha256(), r.paramsSha256(), "bit-identical parameters on every task: " + reports);
+            assertTrue(r.bytesUp() > 0 && r.bytesDown() > 0, r.toString());
+        }
+        final String sha = SparkTestSupport.sha256(trained.params());
+        assertNotEquals(before, sha);
+        assertEquals(reports.get(0).paramsSha256(), sha, "the driver's network holds the trained parameters");
+
+        // the same shards (parallelize splits the list in contiguous thirds), the same seed, in one JVM
+        final List<List<DataSet>> shards = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
+        }
+        final String reference = SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, EPOCHS, () -> SparkTestSupport.mlp(64)).params());
+        assertEquals(reference, sha, "Spark run (failed once, resumed) and uninterrupted in-process run end bit-identical");
+        try (Stream<Path> files = Files.walk(checkpoints)) {
+            final List<Path> all = files.sorted(Comparator.reverseOrder()).toList();
+            assertTrue(all.stream().anyMatch(f -> f.toString().endsWith("worker-1.zip")), "checkpoints were written: " + all);
+            all.forEach(f -> f.toFile().delete());
+        }
+    }
+
+    @Test
+    @Timeout(300)
+    void shouldTrainAComputationGraphBitIdenticalToTheInProcessRun() throws Exception {
+        final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
+        final DLionSparkTrainer<ComputationGraph> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.graph(32),
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH));
+
+        final ComputationGraph trained = trainer.fit(sc.parallelize(batches, WORKERS));
+
+        for (final TaskReport r : trainer.reports()) {
+            assertEquals(0, r.stageAttempt(), r.toString());
+            assertEquals(0, r.startRound(), r.toString());
+            assertEquals(ROUNDS_PER_EPOCH, r.rounds(), r.toString());
+        }
+        final List<List<DataSet>> shards = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
+        }
+        assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.graph(32)).params()),
+            SparkTestSupport.sha256(trained.params()));
+    }
+
+    @Test
+    void shouldRejectAWrongOptionNamingIt() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(8), new DLionSparkOptions().epochs(1)));
+        assertTrue(e.getMessage().contains("batchSizePerWorker"), e.getMessage());
+        final IllegalArgumentException every = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).checkpoints(null, 5).conclude());
+        assertTrue(every.getMessage().contains("checkpointDir"), every.getMessage());
+        final IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).votePort(65535).conclude());
+        assertTrue(port.getMessage().contains("votePort"), port.getMessage());
+    }
+
+    @Test
+    void shouldRunWithTheDocumentedJava17Flags() {
+        final List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        final String line = String.join(" ", args).replace('=', ' ');
+        for (final String flag : DLionSparkTrainer.JAVA_17_FLAGS.split(" (?=--|-D|-XX)")) {
+            assertTrue(line.contains(flag.replace('=', ' ')), "the test JVM (the driver) lacks " + flag + " of JAVA_17_FLAGS: " + args);
+        }
+    }
+}
