@@ -107,7 +107,7 @@ public final class LocalAeronJob implements AutoCloseable {
                     final int controlPort = freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort);
                     serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, ctx.workers);
-                    workerResults = Channels.udpResultsSubscription(LOOPBACK, controlPort, LOOPBACK);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK);
                 }
                 final long to = bounds[s + 1];
                 servers.add(new AggregationServer(new AggregationServer.Context()

@@ -94,7 +94,7 @@ final class TransportOptions {
         }
         if (udp != null) {
             final String[] parts = udpParts();
-            return Channels.udpResultsSubscription(parts[0], Integer.parseInt(parts[2]), localHost);
+            return Channels.udpResultsSubscription(localHost);
         }
         return Channels.ipc();
     }
