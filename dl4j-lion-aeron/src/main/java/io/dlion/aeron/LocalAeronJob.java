@@ -220,6 +220,14 @@ public final class LocalAeronJob implements AutoCloseable {
     }
 
     /**
+     * @param shard index of a shard.
+     * @return the channel its server publishes results on (for UDP, the port its workers' status messages go to).
+     */
+    public String resultChannel(final int shard) {
+        return servers.get(shard).context().resultChannel();
+    }
+
+    /**
      * @param shard index in [0, shards).
      * @return the counters of that shard's server.
      */

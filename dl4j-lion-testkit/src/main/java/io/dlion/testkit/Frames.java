@@ -1,6 +1,11 @@
 package io.dlion.testkit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -39,6 +44,22 @@ public final class Frames {
         new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voterMask,
             encoding, countPlanes, layout.paramCount(), wordOffset);
         return bytes;
+    }
+
+    /**
+     * Write {@link #SECRET} into a file readable by its owner only, as {@code --secret-file} wants it.
+     *
+     * @param file the file (replaced).
+     * @return the file.
+     */
+    public static Path writeSecret(final Path file) {
+        try {
+            Files.write(file, SECRET);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            return file;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /**

@@ -76,7 +76,7 @@ class WorkerKillTest {
         AgentRunner.startOnThread(serverRunner);
         final File secret = File.createTempFile("dlion-secret", ".bin");
         secret.deleteOnExit();
-        java.nio.file.Files.write(secret.toPath(), Frames.SECRET);
+        Frames.writeSecret(secret.toPath());
 
         final List<CompletableFuture<List<String>>> outputs = new ArrayList<>();
         for (int i = 0; i < N; i++) {
