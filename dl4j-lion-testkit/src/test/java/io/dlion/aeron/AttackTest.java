@@ -244,7 +244,6 @@ class AttackTest {
                 assertEquals(0, serverA.rejectedTotal(), "over UDP nothing of the other job arrives");
                 assertEquals(0, unproven);
             }
-            assertEquals(N, serverA.workersJoined().get());
             b.close();
             a.close();
         }
