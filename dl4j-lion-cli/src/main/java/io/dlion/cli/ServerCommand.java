@@ -177,6 +177,8 @@ public final class ServerCommand implements Callable<Integer> {
             .append(" rejoined=").append(counters.workersRejoined().get())
             .append(" joins=").append(counters.joinsAnnounced().get())
             .append(" toldToRejoin=").append(counters.laggardsResynced().get())
+            .append(" destinations=").append(counters.resultDestinations().get())
+            .append(" answers=").append(counters.helloAnswers().get())
             .append(" rejected=").append(counters.rejectedTotal());
         if (AeronRuntime.framesDropped() > 0) {
             sb.append(" udpFramesDropped=").append(AeronRuntime.framesDropped()).append('/').append(AeronRuntime.framesReceived());

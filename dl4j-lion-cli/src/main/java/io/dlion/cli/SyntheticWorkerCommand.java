@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.aeron.client.WorkerCounters;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import picocli.CommandLine.Command;
@@ -67,6 +68,8 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(transport.secret("worker"))
                 .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
                     transport.workerResultChannel(), transport.resultStream))))) {
+            System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
+            System.out.flush();
             for (int r = 0; r < rounds; r++) {
                 final long start = System.nanoTime();
                 exchange.submit(r, votes.get(r), params);
@@ -80,6 +83,9 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 }
             }
             System.out.println("bytesUp " + exchange.counters().bytesUp() + " bytesDown " + exchange.counters().bytesDown());
+            final WorkerCounters counters = exchange.workerCounters();
+            System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
+                + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
         }
         return 0;
     }
