@@ -61,11 +61,12 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         for (int r = 0; r < rounds; r++) {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
+        final byte[] secret = transport.secret("worker");
         try (AeronRuntime runtime = transport.launch();
             AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                 .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
-                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(transport.secret("worker"))
+                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                 .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
                     transport.workerResultChannel(), transport.resultStream))))) {
             System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
@@ -88,6 +89,13 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
         }
         return 0;
+    }
+
+    /** Says that the worker is up and about to say HELLO (a test starts its server once every worker is). */
+    private byte[] connecting(final byte[] secret) {
+        System.out.println("worker " + workerId + " connecting");
+        System.out.flush();
+        return secret;
     }
 
     /**

@@ -41,22 +41,32 @@ import org.agrona.concurrent.NanoClock;
  * <p>
  * <b>Which server it believes.</b> Frames are read only from the result image whose session the server proved with a
  * HELLO_ACK: an answer to one of this worker's last HELLOs (its nonce), naming the session it arrived on and, with the
- * job's secret, signed with it. Until then, and while any other image is present, the shard says HELLO every
- * {@link #HELLO_INTERVAL_NS}; frames of other images are dropped and counted, and an image that has not proven itself
+ * job's secret, signed with it. Until then the shard says HELLO, first after {@link #HELLO_INTERVAL_NS} and then at
+ * doubling intervals up to {@link #MAX_HELLO_INTERVAL_NS}, and while another
+ * image is present every {@link #UNPROVEN_IMAGE_HELLO_INTERVAL_NS}; frames of other images are dropped and counted, and an image that has not proven itself
  * within {@link #UNPROVEN_IMAGE_TIMEOUT_NS}, or that sent a forged answer, is rejected ({@link Image#reject}) and counted.
  * A proven image of a new session (a restarted server) makes it send the round again. A server that has sent nothing for
  * {@link #SERVER_SILENCE_NS} while a result is awaited is greeted again: a restarted server with manual destinations
  * learns this worker's result endpoint only from a HELLO.
  */
 final class ShardState implements AutoCloseable {
-    /** How often a HELLO is repeated while the server is not proven or another result image is present. */
-    static final long HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * How often a HELLO is repeated until the server is proven: the answer to the first one is lost when it goes out
+     * before this worker's image of a newly added destination is set up, which takes up to a heartbeat of the server's
+     * publication. The interval doubles with every repeat, up to {@link #MAX_HELLO_INTERVAL_NS}, so that the remembered
+     * nonces cover a long round trip.
+     */
+    static final long HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Longest interval between HELLOs until the server is proven. */
+    static final long MAX_HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** How often a HELLO is repeated while the server is proven and another, unproven, result image is present. */
+    static final long UNPROVEN_IMAGE_HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long the proven server may send nothing while a result is awaited before this worker says HELLO again. */
     static final long SERVER_SILENCE_NS = TimeUnit.SECONDS.toNanos(1);
     /** How long a result image may stay unproven before it is rejected. */
     static final long UNPROVEN_IMAGE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
     /** HELLO nonces remembered: an answer to any of them proves the server. */
-    private static final int NONCES = 8;
+    private static final int NONCES = 16;
     /** Unproven result images tracked at once; a further one is rejected at once. */
     private static final int TRACKED_IMAGES = 8;
     private static final String IPC_SOURCE = "aeron:ipc";
@@ -102,6 +112,7 @@ final class ShardState implements AutoCloseable {
     private byte[] resultAddress;
     private int resultPort;
     private long lastHelloNs;
+    private long helloIntervalNs = HELLO_INTERVAL_NS;
     private long lastServerFrameNs;
     private int nextChunk;
     private int nextResultWord;
@@ -223,8 +234,10 @@ final class ShardState implements AutoCloseable {
         final long now = nanoClock.nanoTime();
         int work = refuseUnprovenImages(now);
         final long interval;
-        if (!proven || hasUnprovenImages()) {
-            interval = HELLO_INTERVAL_NS;
+        if (!proven) {
+            interval = helloIntervalNs;
+        } else if (hasUnprovenImages()) {
+            interval = UNPROVEN_IMAGE_HELLO_INTERVAL_NS;
         } else if ((session.joining() || (session.inRound() && !resultDone())) && now - lastServerFrameNs >= SERVER_SILENCE_NS) {
             interval = SERVER_SILENCE_NS;
         } else {
@@ -232,6 +245,9 @@ final class ShardState implements AutoCloseable {
         }
         if (now - lastHelloNs >= interval && sendHello()) {
             lastHelloNs = now;
+            if (!proven) {
+                helloIntervalNs = Math.min(2 * helloIntervalNs, MAX_HELLO_INTERVAL_NS);
+            }
             work++;
         }
         return work;
@@ -491,6 +507,7 @@ final class ShardState implements AutoCloseable {
             final boolean restarted = proven;
             proven = true;
             provenSession = sessionId;
+            helloIntervalNs = HELLO_INTERVAL_NS;
             for (int i = 0; i < unprovenCount; i++) {
                 if (unprovenSession[i] == sessionId) {
                     forgetUnproven(i);

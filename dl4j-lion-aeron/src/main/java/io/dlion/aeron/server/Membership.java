@@ -137,9 +137,11 @@ final class Membership {
         if (isRepeat(hello, worker, sessionId)) {
             return null;
         }
+        if (!isBound(worker, sessionId)) {
+            counters.workersJoined().incrementPlain();
+        }
         sessionOf[worker] = sessionId;
         boundMask |= 1L << worker;
-        counters.workersJoined().incrementPlain();
         if (hello.isJoin()) {
             announceJoin(worker, latestRound);
         } else {

@@ -42,7 +42,7 @@ public final class ServerCounters implements AutoCloseable {
             chunksVoted = aeron.addCounter(type, prefix + "chunks voted");
             votersLastRound = aeron.addCounter(type, prefix + "voters last round");
             ties = aeron.addCounter(type, prefix + "tied params");
-            workersJoined = aeron.addCounter(type, prefix + "workers joined (HELLO)");
+            workersJoined = aeron.addCounter(type, prefix + "workers joined (a HELLO bound a worker id to a new session)");
             backPressure = aeron.addCounter(type, prefix + "result offers not accepted");
             roundsAbandoned = aeron.addCounter(type, prefix + "rounds aborted (quorum lost at the deadline)");
             workersDropped = aeron.addCounter(type, prefix + "workers dropped (missed a round deadline)");
@@ -90,7 +90,7 @@ public final class ServerCounters implements AutoCloseable {
         return ties;
     }
 
-    /** @return HELLO messages accepted. */
+    /** @return HELLOs that bound a worker id to a new session: a worker connecting, or restarted. */
     public Counter workersJoined() {
         return workersJoined;
     }
