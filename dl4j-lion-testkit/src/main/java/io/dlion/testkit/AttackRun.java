@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.logbuffer.Header;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
@@ -33,6 +34,7 @@ import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.SignEncoding;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import static io.dlion.testkit.TestPorts.freeUdpPort;
@@ -331,7 +333,7 @@ public final class AttackRun {
         final List<byte[]> votes = new ArrayList<>();
         private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
-        void onFrame(final org.agrona.DirectBuffer buffer, final int offset, final int length, final io.aeron.logbuffer.Header frameHeader) {
+        void onFrame(final DirectBuffer buffer, final int offset, final int length, final Header frameHeader) {
             if (frameHeader.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
                 return;
             }

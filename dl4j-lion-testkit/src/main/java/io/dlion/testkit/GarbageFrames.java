@@ -65,11 +65,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>magic or version: {@code bad-version};</li>
  *   <li>job id: {@code foreign-job};</li>
  *   <li>worker id at or above the worker count: {@code unknown-worker};</li>
- *   <li>a HELLO: shard: {@code wrong-shard}; param count: {@code param-count-mismatch}; encoding neither NONE nor
- *       HMAC: {@code malformed}; length: {@code bad-length}; then, with a secret, no HMAC, a timestamp outside the
- *       allowed skew, a replay or a wrong MAC: {@code bad-credentials}. A HELLO past all of these would bind the worker
- *       id to the sender's session, but it needs an HMAC-SHA256 made with the job's secret, which this class never has,
- *       over the header, nonce and timestamp, so no mutation makes one;</li>
+ *   <li>a HELLO: no result endpoint where the server adds destinations: {@code malformed}; shard: {@code wrong-shard};
+ *       param count: {@code param-count-mismatch}; encoding neither NONE nor HMAC: {@code malformed}; length:
+ *       {@code bad-length}; a result address of another length than 0, 4 or 16: {@code malformed}; then, with a secret,
+ *       no HMAC, a timestamp outside the allowed skew or a wrong MAC: {@code bad-credentials}. A HELLO past all of these
+ *       would bind the worker id to the sender's session (or be refused as {@code replayed-hello}), but it needs an
+ *       HMAC-SHA256 made with the job's secret, which this class never has, over all its fields, so no mutation makes
+ *       one;</li>
  *   <li>any type but VOTE_CHUNK: {@code unexpected-type};</li>
  *   <li>a vote: shard: {@code wrong-shard}; chunk not on the grid or of the wrong word count: {@code out-of-range};
  *       encoding not SIGN_BITS: {@code malformed}; length: {@code bad-length};</li>

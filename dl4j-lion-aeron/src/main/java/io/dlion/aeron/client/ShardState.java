@@ -42,12 +42,13 @@ import org.agrona.concurrent.NanoClock;
  * <b>Which server it believes.</b> Frames are read only from the result image whose session the server proved with a
  * HELLO_ACK: an answer to one of this worker's last HELLOs (its nonce), naming the session it arrived on and, with the
  * job's secret, signed with it. Until then the shard says HELLO, first after {@link #HELLO_INTERVAL_NS} and then at
- * doubling intervals up to {@link #MAX_HELLO_INTERVAL_NS}, and while another
- * image is present every {@link #UNPROVEN_IMAGE_HELLO_INTERVAL_NS}; frames of other images are dropped and counted, and an image that has not proven itself
- * within {@link #UNPROVEN_IMAGE_TIMEOUT_NS}, or that sent a forged answer, is rejected ({@link Image#reject}) and counted.
- * A proven image of a new session (a restarted server) makes it send the round again. A server that has sent nothing for
- * {@link #SERVER_SILENCE_NS} while a result is awaited is greeted again: a restarted server with manual destinations
- * learns this worker's result endpoint only from a HELLO.
+ * doubling intervals up to {@link #MAX_HELLO_INTERVAL_NS}, and while another image is present every
+ * {@link #UNPROVEN_IMAGE_HELLO_INTERVAL_NS}; frames of other images are dropped and counted, and an image that has not
+ * proven itself within {@link #UNPROVEN_IMAGE_TIMEOUT_NS}, or that sent a forged answer, is rejected
+ * ({@link Image#reject}) and counted. A proven image of a new session (a restarted server) makes it send the round
+ * again. A server that has sent nothing for {@link #SERVER_SILENCE_NS} (since the round started or its last frame) while
+ * a result is awaited is greeted again: a restarted server with manual destinations learns this worker's result
+ * endpoint only from a HELLO.
  */
 final class ShardState implements AutoCloseable {
     /**
@@ -195,11 +196,12 @@ final class ShardState implements AutoCloseable {
         return resultAddress == null ? null : subscription.resolvedEndpoint();
     }
 
-    /** A new round: send every chunk, expect every result word. */
+    /** A new round: send every chunk, expect every result word; the server's silence is counted from now. */
     void startRound() {
         nextChunk = 0;
         nextResultWord = layout.fromWord();
         abortMask = -1;
+        lastServerFrameNs = nanoClock.nanoTime();
     }
 
     /** @return true when every result word of the shard arrived this round. */
