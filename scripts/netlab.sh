@@ -101,14 +101,16 @@ echo "netlab: $((WORKERS + 1)) hosts on $NETWORK.0/24, every link $RATE each way
 # build once, outside the namespaces (./dlion builds on first use)
 "$ROOT/dlion" --help >/dev/null 2>&1 || true
 cd "$ROOT"
+rm -f "$OUT/job.secret" && ./dlion secret "$OUT/job.secret" >/dev/null   # the job's secret, owner-only
 # shellcheck disable=SC2086
 ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
-    --udp "$NETWORK.1:40123:40124" --status-interval 5 $SERVER_ARGS > "$OUT/server.log" 2>&1 &
+    --udp "$NETWORK.1:40123:40124" --secret-file "$OUT/job.secret" --status-interval 5 $SERVER_ARGS > "$OUT/server.log" 2>&1 &
 PIDS+=($!)
 WORKER_PIDS=()
 for i in $(seq 0 $((WORKERS - 1))); do
     ip netns exec "$LAB-w$i" ./dlion worker --server "$NETWORK.1" --local-host "$NETWORK.$((10 + i))" --job 1 \
-        --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
+        --worker-id "$i" --workers "$WORKERS" --secret-file "$OUT/job.secret" --out "$OUT/worker-$i" "${WORKER_ARGS[@]}" \
+        > "$OUT/worker-$i.log" 2>&1 &
     PIDS+=($!)
     WORKER_PIDS+=($!)
 done

@@ -1,21 +1,30 @@
 package io.dlion.aeron;
 
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Publication;
+import io.aeron.Subscription;
+
 /**
- * Channel strings for the transport's three deployments, so the choices are made once:
+ * Channel strings for the transport's deployments, so the choices are made once:
  * <ul>
  *   <li><b>IPC</b> (workers and server on one host): one {@code aeron:ipc} stream for votes (every worker an
  *       exclusive publication of it) and one for results that every worker subscribes to.</li>
- *   <li><b>UDP, results by multi-destination-cast</b> (the default for several hosts): workers send votes by
- *       unicast to the server's endpoint; the server publishes results once on an MDC publication with dynamic
- *       control ({@code control-mode=dynamic}), which the driver sends to every subscribed worker, with
- *       {@code fc=min} so the slowest live worker paces it, and a receiver timeout of {@value #RESULT_RECEIVER_TIMEOUT}
- *       ({@code t:}) so a dead worker stops pacing it that long after its last status message. There is deliberately
- *       no group minimum ({@code g:/N}): with one, the broadcast stops for good once a worker dies (measured by
- *       {@code WorkerKillTest}); no result is sent before every expected worker has voted, so none is missed.</li>
+ *   <li><b>UDP, results by manual multi-destination-cast</b> (several hosts): workers send votes by unicast to the
+ *       server's endpoint; the server publishes results once on an MDC publication with manual control
+ *       ({@code control-mode=manual}): the driver sends to the destinations the server added, and the server adds a
+ *       worker's result endpoint (its subscription's address and ephemeral port, carried by its HELLO) only after it
+ *       accepted that worker's HELLO. A process that subscribes on its own is never sent a frame and never counts in flow
+ *       control. {@code fc=min} lets the slowest live worker pace the broadcast, with a receiver timeout of
+ *       {@value #RESULT_RECEIVER_TIMEOUT} ({@code t:}) so a dead worker stops pacing it that long after its last status
+ *       message. There is deliberately no group minimum ({@code g:/N}): with one, the broadcast stops for good once a
+ *       worker dies (measured by {@code WorkerKillTest}); no result is sent before every expected worker has voted, so
+ *       none is missed.</li>
  *   <li><b>UDP, results by unicast</b>: one publication per worker would have the server claim and copy each
- *       result N times; MDC does the fan-out in the driver from one log, which is why it is the default.</li>
+ *       result N times; MDC does the fan-out in the driver from one log, which is why it is used.</li>
  * </ul>
- * Every channel carries {@code mtu=8k}: a 1000-word chunk is one 8064-byte frame, headers 0.8% of the body.
+ * Every publication carries {@code mtu=8k}: a 1000-word chunk is one 8064-byte frame, headers 0.8% of the body.
  */
 public final class Channels {
     /** MTU used on every channel built here. */
@@ -44,26 +53,54 @@ public final class Channels {
 
     /**
      * @param host    the server's address.
-     * @param port    the server's control port for results.
-     * @param workers the number of workers of the job (kept for source compatibility: the channel no longer waits for a
-     *                group of that size, see the class comment).
-     * @return the server's MDC result publication.
+     * @param port    the port the server sends results from (its workers' status messages come back to it).
+     * @param workers the number of workers of the job, at least 1.
+     * @return the server's result publication: multi-destination-cast with manual control.
      */
     public static String udpResultsPublication(final String host, final int port, final int workers) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, got " + workers);
         }
-        return "aeron:udp?control=" + host + ':' + port + "|control-mode=dynamic|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
+        return "aeron:udp?control=" + host + ':' + port + "|control-mode=manual|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
             + "|term-length=" + UDP_TERM_LENGTH;
     }
 
     /**
-     * @param serverHost  the server's address.
-     * @param controlPort the server's control port for results.
-     * @param localHost   the worker's address the results arrive on.
-     * @return a worker's subscription to the MDC result publication.
+     * @param endpoint a result subscription's resolved endpoint, {@code host:port} ({@code [v6]:port} for IPv6).
+     * @return the destination to add to the result publication so that the subscription receives its frames.
      */
-    public static String udpResultsSubscription(final String serverHost, final int controlPort, final String localHost) {
-        return "aeron:udp?endpoint=" + localHost + ":0|control=" + serverHost + ':' + controlPort + "|control-mode=dynamic";
+    public static String udpDestination(final String endpoint) {
+        return "aeron:udp?endpoint=" + endpoint;
+    }
+
+    /**
+     * Add every subscription's endpoint to a manual multi-destination-cast publication, waiting (up to 10 s) for each to
+     * resolve its ephemeral port: what the server does for a worker after its HELLO, for tools that use the channels
+     * without a server.
+     *
+     * @param publication   with {@code control-mode=manual}.
+     * @param subscriptions on {@link #udpResultsSubscription(String)} channels.
+     */
+    public static void addDestinations(final Publication publication, final List<Subscription> subscriptions) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (final Subscription subscription : subscriptions) {
+            String endpoint;
+            while ((endpoint = subscription.resolvedEndpoint()) == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("subscription did not resolve its endpoint: " + subscription.channel());
+                }
+                Thread.onSpinWait();
+            }
+            publication.addDestination(udpDestination(endpoint));
+        }
+    }
+
+    /**
+     * @param localHost the worker's address the results arrive on (one the server can reach).
+     * @return a worker's subscription to its server's results, on an ephemeral port of that address: the worker's HELLO
+     *     tells the server the port the subscription resolved to.
+     */
+    public static String udpResultsSubscription(final String localHost) {
+        return "aeron:udp?endpoint=" + localHost + ":0";
     }
 }

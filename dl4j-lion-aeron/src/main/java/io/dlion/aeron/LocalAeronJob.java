@@ -107,7 +107,7 @@ public final class LocalAeronJob implements AutoCloseable {
                     final int controlPort = freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort);
                     serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, ctx.workers);
-                    workerResults = Channels.udpResultsSubscription(LOOPBACK, controlPort, LOOPBACK);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK);
                 }
                 final long to = bounds[s + 1];
                 servers.add(new AggregationServer(new AggregationServer.Context()
@@ -217,6 +217,14 @@ public final class LocalAeronJob implements AutoCloseable {
     /** @return the counters of shard 0's server (the only one unless {@link Context#shards(int)} > 1). */
     public ServerCounters serverCounters() {
         return serverCounters(0);
+    }
+
+    /**
+     * @param shard index of a shard.
+     * @return the channel its server publishes results on (for UDP, the port its workers' status messages go to).
+     */
+    public String resultChannel(final int shard) {
+        return servers.get(shard).context().resultChannel();
     }
 
     /**

@@ -34,7 +34,12 @@ public enum RejectReason {
     /** A vote from an Aeron session no accepted HELLO bound to the worker id it claims. */
     UNAUTHENTICATED("unauthenticated"),
     /** A HELLO without valid credentials: missing or wrong HMAC, a timestamp outside the allowed skew, or a replay. */
-    BAD_CREDENTIALS("bad-credentials");
+    BAD_CREDENTIALS("bad-credentials"),
+    /**
+     * A HELLO that is valid but not new: not newer than the last one accepted from its worker, or naming another vote
+     * session than the one it came on (a HELLO copied off the wire and sent again).
+     */
+    REPLAYED_HELLO("replayed-hello");
 
     private final String label;
 

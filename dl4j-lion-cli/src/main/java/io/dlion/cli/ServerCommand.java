@@ -92,6 +92,7 @@ public final class ServerCommand implements Callable<Integer> {
             from = Long.parseLong(parts[0]);
             to = Long.parseLong(parts[1]);
         }
+        final byte[] secret = transport.secret("server");
         // SIGTERM / Ctrl-C: the hook releases the main thread and holds the JVM until the driver is closed, so that
         // nothing reads the driver's memory-mapped files after they are unmapped
         final CountDownLatch stop = new CountDownLatch(1);
@@ -112,7 +113,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret()));
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret));
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
@@ -176,6 +177,8 @@ public final class ServerCommand implements Callable<Integer> {
             .append(" rejoined=").append(counters.workersRejoined().get())
             .append(" joins=").append(counters.joinsAnnounced().get())
             .append(" toldToRejoin=").append(counters.laggardsResynced().get())
+            .append(" destinations=").append(counters.resultDestinations().get())
+            .append(" answers=").append(counters.helloAnswers().get())
             .append(" rejected=").append(counters.rejectedTotal());
         if (AeronRuntime.framesDropped() > 0) {
             sb.append(" udpFramesDropped=").append(AeronRuntime.framesDropped()).append('/').append(AeronRuntime.framesReceived());

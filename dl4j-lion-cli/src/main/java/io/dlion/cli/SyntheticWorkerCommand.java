@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.aeron.client.WorkerCounters;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import picocli.CommandLine.Command;
@@ -60,13 +61,16 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         for (int r = 0; r < rounds; r++) {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
+        final byte[] secret = transport.secret("worker");
         try (AeronRuntime runtime = transport.launch();
             AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                 .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
-                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(transport.secret())
+                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                 .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
                     transport.workerResultChannel(), transport.resultStream))))) {
+            System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
+            System.out.flush();
             for (int r = 0; r < rounds; r++) {
                 final long start = System.nanoTime();
                 exchange.submit(r, votes.get(r), params);
@@ -80,8 +84,18 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 }
             }
             System.out.println("bytesUp " + exchange.counters().bytesUp() + " bytesDown " + exchange.counters().bytesDown());
+            final WorkerCounters counters = exchange.workerCounters();
+            System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
+                + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
         }
         return 0;
+    }
+
+    /** Says that the worker is up and about to say HELLO (a test starts its server once every worker is). */
+    private byte[] connecting(final byte[] secret) {
+        System.out.println("worker " + workerId + " connecting");
+        System.out.flush();
+        return secret;
     }
 
     /**

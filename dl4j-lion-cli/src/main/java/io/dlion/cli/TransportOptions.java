@@ -36,19 +36,31 @@ final class TransportOptions {
     @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT, description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
     int chunkWords;
 
-    @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes); HELLOs then carry its"
-        + " HMAC-SHA256 and the server refuses workers without it (default: no secret).")
+    @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes, owner-only permissions;"
+        + " './dlion secret FILE' writes one). HELLOs and the server's answers carry its HMAC-SHA256. Required over UDP unless --insecure.")
     java.nio.file.Path secretFile;
 
-    byte[] secret() {
-        if (secretFile == null) {
-            return null;
+    @Option(names = "--insecure", description = "Run over UDP without a secret: anyone who reaches the ports can take over a worker id.")
+    boolean insecure;
+
+    /**
+     * @param role "server" or "worker", for the messages.
+     * @return the job's secret: required over UDP (unless --insecure, which warns), optional over IPC.
+     */
+    byte[] secret(final String role) {
+        if (isUdp()) {
+            return JobSecret.forUdp(secretFile, insecure, role);
         }
-        try {
-            return java.nio.file.Files.readAllBytes(secretFile);
-        } catch (final java.io.IOException ex) {
-            throw new java.io.UncheckedIOException("cannot read --secret-file " + secretFile, ex);
+        if (insecure) {
+            throw new IllegalArgumentException("--insecure is for UDP jobs; over IPC a secret is optional");
         }
+        return secretFile == null ? null : JobSecret.read(secretFile);
+    }
+
+    /** @return true when votes or results go over UDP. */
+    boolean isUdp() {
+        return udp != null || (voteChannel != null && voteChannel.startsWith("aeron:udp"))
+            || (resultChannel != null && resultChannel.startsWith("aeron:udp"));
     }
 
     @Option(names = "--loss-rate", defaultValue = "0", description = "Fault injection: fraction of received UDP data frames the embedded"
@@ -94,7 +106,7 @@ final class TransportOptions {
         }
         if (udp != null) {
             final String[] parts = udpParts();
-            return Channels.udpResultsSubscription(parts[0], Integer.parseInt(parts[2]), localHost);
+            return Channels.udpResultsSubscription(localHost);
         }
         return Channels.ipc();
     }

@@ -5,7 +5,6 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.util.Map;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -73,6 +72,7 @@ public final class WorkerCommand implements Callable<Integer> {
     private int workerId;
     private int workers;
     private int localRank = -1;
+    private byte[] secret;
 
     @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
     String rule = "majority";
@@ -83,8 +83,13 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
     double weightDecay;
 
-    @Option(names = "--secret-file", description = "file with the job's shared secret (at least 16 bytes), as given to the server")
+    @Option(names = "--secret-file", description = "file with the job's shared secret, as given to the server (owner-only permissions;"
+        + " './dlion secret FILE' writes one); required unless --insecure")
     Path secretFile;
+
+    @Option(names = "--insecure", description = "run without a secret (warns): anyone who reaches the ports can impersonate the server"
+        + " or take over this worker's id")
+    boolean insecure;
 
     @Option(names = "--await-timeout-s", description = "longest a step waits for its round's result (e.g. while the server restarts)"
         + " before the worker fails (default: ${DEFAULT-VALUE})")
@@ -125,6 +130,7 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
         }
         recovery().validate();
+        secret = JobSecret.forUdp(secretFile, insecure, "worker");
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
             voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr,
             weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
@@ -182,7 +188,6 @@ public final class WorkerCommand implements Callable<Integer> {
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
         final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;
-        final byte[] secret = secretFile == null ? null : Files.readAllBytes(secretFile);
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
             localHost, aeronDir, secret, lossRate, firstRound, rejoin);
         try {

@@ -144,7 +144,7 @@ class GarbageFramesTest {
         final AggregationServer server = unscheduledServer;
         // every worker bound to its own session, and round 0 open with worker 0's first chunk in: the round checks are live
         for (int w = 0; w < N; w++) {
-            assertEquals(ControlledFragmentHandler.Action.CONTINUE, feed(server, new UnsafeBuffer(GarbageFrames.hello(JOB, 0, w, 0, PARAMS,
+            assertEquals(ControlledFragmentHandler.Action.CONTINUE, feed(server, new UnsafeBuffer(GarbageFrames.hello(JOB, 0, w, 0, PARAMS, 100 + w,
                 Frames.SECRET, System.currentTimeMillis(), w)), 100 + w));
         }
         final long[] vote = NaiveVote.randomVotes(5, 1, PARAMS)[0];

@@ -15,8 +15,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.dlion.testkit.CliProcesses;
+import io.dlion.testkit.Frames;
 import io.dlion.testkit.TestPorts;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,6 +99,7 @@ class ClusterCommandsTest {
             args.add(a);
         }
         assertEquals(2, args.size(), "the server's and the workers' container args");
+        args.forEach(a -> a.replaceAll(arg -> arg.equals("/etc/dlion/job.secret") ? "job.secret" : arg));
         start(args.get(0), Map.of());
         final List<Process> workers = new ArrayList<>();
         for (int i = 0; i < WORKERS; i++) {
@@ -151,6 +154,12 @@ class ClusterCommandsTest {
         final List<String> all = new ArrayList<>(command);
         all.addAll(more);
         return all;
+    }
+
+    /** The job's secret every command names, {@code job.secret} in the working directory, owner-only. */
+    @BeforeEach
+    void writeSecret() {
+        Frames.writeSecret(dir.resolve("job.secret"));
     }
 
     private Process start(final List<String> command, final Map<String, String> env) throws IOException {

@@ -133,6 +133,9 @@ class ReadmeCommandsTest {
                 a = a.replace("$" + v.getKey(), v.getValue());
             }
             a = a.replace("/shared/job-1/sync", dir.resolve("sync").toString()).replace("/data/cifar-10-batches-bin", dir.toString());
+            if (a.equals("job.secret") || a.equals("FILE")) {
+                a = secret.toString();
+            }
             out.add(a);
         }
         return out;

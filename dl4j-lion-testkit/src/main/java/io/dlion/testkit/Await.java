@@ -1,11 +1,13 @@
 package io.dlion.testkit;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.aeron.ExclusivePublication;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Bounded waits of the system tests: for a publication to connect, for a counter to reach a value. */
 public final class Await {
@@ -26,6 +28,21 @@ public final class Await {
             }
             Thread.sleep(1);
         }
+    }
+
+    /**
+     * Wait up to 10 s for a condition to hold, and assert it.
+     *
+     * @param condition checked every millisecond.
+     * @param what      names the condition in the failure message.
+     * @throws InterruptedException when interrupted.
+     */
+    public static void awaitTrue(final BooleanSupplier condition, final String what) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(condition.getAsBoolean(), what);
     }
 
     /**

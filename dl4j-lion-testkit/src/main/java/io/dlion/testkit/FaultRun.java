@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.DatagramSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,7 @@ public final class FaultRun {
         final byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         Files.write(secret, key);
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         final int votePort = freeUdpPort();
         final int controlPort = freeUdpPort();
         final Report report = new Report(plan);

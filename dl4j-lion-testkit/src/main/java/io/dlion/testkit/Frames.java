@@ -1,11 +1,24 @@
 package io.dlion.testkit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 
+import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
+import io.aeron.Subscription;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.HelloAckFlyweight;
+import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.CountEncoding;
 import org.agrona.DirectBuffer;
@@ -31,6 +44,54 @@ public final class Frames {
         new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voterMask,
             encoding, countPlanes, layout.paramCount(), wordOffset);
         return bytes;
+    }
+
+    /**
+     * Write {@link #SECRET} into a file readable by its owner only, as {@code --secret-file} wants it.
+     *
+     * @param file the file (replaced).
+     * @return the file.
+     */
+    public static Path writeSecret(final Path file) {
+        try {
+            Files.write(file, SECRET);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            return file;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Play a shard's server in the handshake: read the vote stream until a HELLO arrives (10 s at most; other frames are
+     * skipped) and answer it with a HELLO_ACK on the result publication, which proves that publication's session to the
+     * worker.
+     *
+     * @param votes   the server's vote subscription.
+     * @param results the server's result publication.
+     * @param secret  the job's secret, or null.
+     */
+    public static void answerHello(final Subscription votes, final ExclusivePublication results, final byte[] secret) {
+        final HelloFlyweight hello = new HelloFlyweight();
+        final byte[] ack = new byte[HelloAckFlyweight.SIGNED_LENGTH];
+        final int[] length = {0};
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (length[0] == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no HELLO on " + votes.channel());
+            }
+            votes.poll((buffer, offset, frameLength, header) -> {
+                hello.wrapForRead(buffer, offset);
+                if (length[0] == 0 && hello.header().type() == MessageType.HELLO) {
+                    final MessageHeaderFlyweight h = hello.header();
+                    length[0] = new HelloAckFlyweight().wrap(new UnsafeBuffer(ack), 0).encode(h.jobId(), HelloAckFlyweight.NO_JOIN,
+                        h.chunkWordOffset(), JoinNoticeFlyweight.NO_DONOR, h.workerId(), h.shard(), hello.paramCount(), hello.nonce(),
+                        results.sessionId(), secret == null ? null : new HelloCredentials(secret));
+                }
+            }, 1);
+            Thread.onSpinWait();
+        }
+        send(results, new UnsafeBuffer(ack, 0, length[0]));
     }
 
     /** Offer until accepted (10 s at most). */

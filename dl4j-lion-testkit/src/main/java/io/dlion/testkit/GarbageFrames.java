@@ -65,11 +65,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>magic or version: {@code bad-version};</li>
  *   <li>job id: {@code foreign-job};</li>
  *   <li>worker id at or above the worker count: {@code unknown-worker};</li>
- *   <li>a HELLO: shard: {@code wrong-shard}; param count: {@code param-count-mismatch}; encoding neither NONE nor
- *       HMAC: {@code malformed}; length: {@code bad-length}; then, with a secret, no HMAC, a timestamp outside the
- *       allowed skew, a replay or a wrong MAC: {@code bad-credentials}. A HELLO past all of these would bind the worker
- *       id to the sender's session, but it needs an HMAC-SHA256 made with the job's secret, which this class never has,
- *       over the header, nonce and timestamp, so no mutation makes one;</li>
+ *   <li>a HELLO: no result endpoint where the server adds destinations: {@code malformed}; shard: {@code wrong-shard};
+ *       param count: {@code param-count-mismatch}; encoding neither NONE nor HMAC: {@code malformed}; length:
+ *       {@code bad-length}; a result address of another length than 0, 4 or 16: {@code malformed}; then, with a secret,
+ *       no HMAC, a timestamp outside the allowed skew or a wrong MAC: {@code bad-credentials}. A HELLO past all of these
+ *       would bind the worker id to the sender's session (or be refused as {@code replayed-hello}), but it needs an
+ *       HMAC-SHA256 made with the job's secret, which this class never has, over all its fields, so no mutation makes
+ *       one;</li>
  *   <li>any type but VOTE_CHUNK: {@code unexpected-type};</li>
  *   <li>a vote: shard: {@code wrong-shard}; chunk not on the grid or of the wrong word count: {@code out-of-range};
  *       encoding not SIGN_BITS: {@code malformed}; length: {@code bad-length};</li>
@@ -121,6 +123,8 @@ public final class GarbageFrames {
     private static final int MUTATION_KINDS = 6;
     private static final int HEADER_FIELDS = 9;
     private static final int HELLO_LENGTH = HelloFlyweight.SIGNED_LENGTH;
+    private static final byte[] LOOPBACK = {127, 0, 0, 1};
+    private static final int DISCARD_PORT = 9;
 
     private final Corpus corpus;
     private final int maxFrameLength;
@@ -278,23 +282,45 @@ public final class GarbageFrames {
     }
 
     /**
-     * A HELLO, with credentials when a secret is given.
+     * A HELLO without a result endpoint (results by IPC), with credentials when a secret is given.
      *
-     * @param jobId       of the job.
-     * @param round       the first round the worker votes in.
-     * @param worker      worker id.
-     * @param shard       shard index.
-     * @param paramCount  of the worker's whole vector.
-     * @param secret      to sign with ({@link Encoding#HMAC_SHA256} body), or null for no credentials ({@link Encoding#NONE}).
-     * @param timestampMs of the credentials.
-     * @param nonce       of the credentials.
-     * @return header and body.
+     * @param jobId         of the job.
+     * @param round         the first round the worker votes in.
+     * @param worker        worker id.
+     * @param shard         shard index.
+     * @param paramCount    of the worker's whole vector.
+     * @param voteSessionId the Aeron session the HELLO is sent on.
+     * @param secret        to sign with ({@link Encoding#HMAC_SHA256}), or null for no credentials ({@link Encoding#NONE}).
+     * @param timestampMs   of the HELLO.
+     * @param nonce         of the HELLO.
+     * @return the frame.
      */
     public static byte[] hello(final int jobId, final long round, final int worker, final int shard, final long paramCount,
-        final byte[] secret, final long timestampMs, final long nonce) {
+        final int voteSessionId, final byte[] secret, final long timestampMs, final long nonce) {
+        return hello(jobId, round, worker, shard, paramCount, voteSessionId, null, 0, secret, timestampMs, nonce);
+    }
+
+    /**
+     * A HELLO, with credentials when a secret is given.
+     *
+     * @param jobId         of the job.
+     * @param round         the first round the worker votes in.
+     * @param worker        worker id.
+     * @param shard         shard index.
+     * @param paramCount    of the worker's whole vector.
+     * @param voteSessionId the Aeron session the HELLO is sent on.
+     * @param resultAddress where results should go (4 or 16 bytes), or null for IPC.
+     * @param resultPort    UDP port results should go to.
+     * @param secret        to sign with ({@link Encoding#HMAC_SHA256}), or null for no credentials ({@link Encoding#NONE}).
+     * @param timestampMs   of the HELLO.
+     * @param nonce         of the HELLO.
+     * @return the frame.
+     */
+    public static byte[] hello(final int jobId, final long round, final int worker, final int shard, final long paramCount,
+        final int voteSessionId, final byte[] resultAddress, final int resultPort, final byte[] secret, final long timestampMs, final long nonce) {
         final Scratch scratch = new Scratch(HELLO_LENGTH);
-        final int length = writeHello(scratch, new HelloFlyweight(), jobId, round, worker, shard, paramCount,
-            secret == null ? null : new HelloCredentials(secret), timestampMs, nonce);
+        final int length = new HelloFlyweight().wrap(scratch.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, voteSessionId,
+            resultAddress, resultPort, secret == null ? null : new HelloCredentials(secret), nonce, timestampMs);
         return Arrays.copyOf(scratch.bytes, length);
     }
 
@@ -311,9 +337,11 @@ public final class GarbageFrames {
         return flyweight.wrap(dst.buffer, 0).encode(jobId, round, wordOffset, words, worker, shard, signs, layout.paramsOf(wordOffset, words), 0);
     }
 
+    /** A corpus HELLO: from an unknown session, asking for results at a loopback port nobody listens on. */
     private static int writeHello(final Scratch dst, final HelloFlyweight flyweight, final int jobId, final long round, final int worker,
         final int shard, final long paramCount, final HelloCredentials credentials, final long timestampMs, final long nonce) {
-        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, credentials, nonce, timestampMs);
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, (int)nonce, LOOPBACK, DISCARD_PORT, credentials,
+            nonce, timestampMs);
     }
 
     /** A frame buffer: one array, seen through an {@link UnsafeBuffer} by the frame flyweights. */

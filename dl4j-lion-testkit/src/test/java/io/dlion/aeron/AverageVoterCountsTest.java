@@ -1,6 +1,9 @@
 package io.dlion.aeron;
 
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -50,9 +53,16 @@ class AverageVoterCountsTest {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
         final Subscription votes = runtime.aeron().addSubscription(IPC, 1901);
         final ExclusivePublication results = runtime.aeron().addExclusivePublication(IPC, 1902);
-        worker = new AeronVoteExchange(new AeronVoteExchange.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE).chunkWords(CHUNK_WORDS)
-            .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1901, IPC, 1902))));
+        final ExecutorService connecting = Executors.newSingleThreadExecutor();
+        try {
+            final Future<AeronVoteExchange> exchange = connecting.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
+                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1901, IPC, 1902)))));
+            Frames.answerHello(votes, results, null);
+            worker = exchange.get(10, TimeUnit.SECONDS);
+        } finally {
+            connecting.shutdownNow();
+        }
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         assertEquals(6, layout.chunkCount());
         final long[][] raw = NaiveVote.randomVotes(61, WORKERS, PARAMS);

@@ -79,7 +79,7 @@ class BadInputTest {
         final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, 1701);
         Await.awaitConnected(raw);
         Await.awaitConnected(injector);
-        final byte[] hello = GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, Frames.SECRET, System.currentTimeMillis(), 12345);
+        final byte[] hello = GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, raw.sessionId(), Frames.SECRET, System.currentTimeMillis(), 12345);
         Frames.send(raw, hello);
         pool = Executors.newFixedThreadPool(N - 1);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
@@ -130,9 +130,11 @@ class BadInputTest {
         Frames.send(injector, chunk0);
         expected.put(RejectReason.UNAUTHENTICATED, 1);
         Frames.send(injector, hello);
-        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, "not the job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(), 1));
-        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, null, 0, 0));
-        expected.put(RejectReason.BAD_CREDENTIALS, 3);
+        expected.put(RejectReason.REPLAYED_HELLO, 1);
+        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, injector.sessionId(), "not the job's secret, 32 bytes!!".getBytes(),
+            System.currentTimeMillis(), 1));
+        Frames.send(injector, GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, injector.sessionId(), null, 0, 0));
+        expected.put(RejectReason.BAD_CREDENTIALS, 2);
         // every bad frame read before the workers vote: a vote of round 1 read once they opened round 0 is held back
         // (not refused as future-round), and worker 0's frames behind it would never arrive
         Await.awaitValue(counters::rejectedTotal, expected.values().stream().mapToInt(Integer::intValue).sum(), "bad frames read");

@@ -124,7 +124,7 @@ class DeadlineQuorumTest {
             final ShardEndpoint shard = local.shards().get(0);
             final ExclusivePublication raw = local.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
             Await.awaitConnected(raw);
-            Frames.send(raw, GarbageFrames.hello(job, 0, 2, 0, PARAMS, null, 0, 0));
+            Frames.send(raw, GarbageFrames.hello(job, 0, 2, 0, PARAMS, raw.sessionId(), null, 0, 0));
             connect(local, 2);
             Await.awaitValue(local.serverCounters().workersJoined()::get, 3, "three HELLOs");
             final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, chunkWords);

@@ -96,8 +96,8 @@ class FrameFuzzTest {
                 for (int c = 0; c < layout.chunkCount(); c++) {
                     corpus.add(GarbageFrames.vote(JOB, r, w, 0, layout, c, votes[w]));
                 }
-                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, Frames.SECRET, System.currentTimeMillis() - 3_600_000, random.nextLong()));
-                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, "another job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(),
+                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, 0, Frames.SECRET, System.currentTimeMillis() - 3_600_000, random.nextLong()));
+                corpus.add(GarbageFrames.hello(JOB, r, w, 0, PARAMS, 0, "another job's secret, 32 bytes!!".getBytes(), System.currentTimeMillis(),
                     random.nextLong()));
             }
             final List<Future<RoundResult>> results = new ArrayList<>();

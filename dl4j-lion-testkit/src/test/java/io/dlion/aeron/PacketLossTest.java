@@ -77,7 +77,7 @@ class PacketLossTest {
         runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
         AgentRunner.startOnThread(runner);
         final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort),
-            Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1", controlPort, "127.0.0.1"),
+            Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1"),
             Configuration.RESULT_STREAM_ID_DEFAULT));
         pool = Executors.newFixedThreadPool(N);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.dlion.examples;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -37,8 +38,9 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
  * directory hand-over. Start the server, then one process per worker; kill one and start it again with
  * {@code --rejoin}: it takes a live worker's parameters and all end bit-identical.
  * <pre>
- * ./dlion server --job 1 --workers 3 --params 203530 --udp 10.0.0.1:40123:40124
- * java -cp ... io.dlion.examples.OneModelPerProcess SERVER MY_ADDRESS VOTE_PORT ID WORKERS EPOCHS TRAIN_LIMIT SYNC_DIR [--rejoin]
+ * ./dlion secret job.secret      # once; the same file for the server and every worker
+ * ./dlion server --job 1 --workers 3 --params 203530 --udp 10.0.0.1:40123:40124 --secret-file job.secret
+ * java -cp ... io.dlion.examples.OneModelPerProcess SERVER MY_ADDRESS VOTE_PORT ID WORKERS EPOCHS TRAIN_LIMIT SYNC_DIR SECRET_FILE [--rejoin]
  * </pre>
  */
 public final class OneModelPerProcess {
@@ -48,7 +50,7 @@ public final class OneModelPerProcess {
     /**
      * @param args server host, this host's address, the server's vote port (its control port is the next one), this
      *             worker's id, the number of workers, epochs, training examples to use (0 = all), the hand-over
-     *             directory every worker can reach, and {@code --rejoin} for a restarted worker.
+     *             directory every worker can reach, the job's secret file, and {@code --rejoin} for a restarted worker.
      * @throws Exception when training fails.
      */
     public static void main(final String[] args) throws Exception {
@@ -60,12 +62,13 @@ public final class OneModelPerProcess {
         final int epochs = Integer.parseInt(args[5]);
         final int trainLimit = Integer.parseInt(args[6]);
         final Path syncDir = Path.of(args[7]);
-        final boolean rejoin = args.length > 8 && "--rejoin".equals(args[8]);
+        final byte[] secret = Files.readAllBytes(Path.of(args[8]));
+        final boolean rejoin = args.length > 9 && "--rejoin".equals(args[9]);
 
         final DataSet all = FashionMnist.load(FashionMnist.DEFAULT_DIR, true, trainLimit);
         final MultiLayerNetwork net = twoLayerNetwork();
         net.setListeners(new ScoreIterationListener(50));              // DL4J's own listeners keep working
-        final Model trained = train(net, shard(all, id, n, 20), server, myAddress, votePort, id, n, epochs, syncDir, rejoin);
+        final Model trained = train(net, shard(all, id, n, 20), server, myAddress, votePort, id, n, epochs, syncDir, secret, rejoin);
         System.out.println("params-sha256 worker=" + id + " " + sha256(trained.params()));
     }
 
@@ -81,19 +84,22 @@ public final class OneModelPerProcess {
      * @param n         workers.
      * @param epochs    epochs.
      * @param syncDir   a directory every worker reaches, for the hand-over to a worker that rejoins.
+     * @param secret    the job's secret, the bytes of the server's {@code --secret-file}.
      * @param rejoin    this worker was restarted and rejoins the running job.
      * @return the trained model.
      * @throws Exception when training fails.
      */
     static Model train(final MultiLayerNetwork net, final DataSetIterator myShard, final String server, final String myAddress,
-        final int votePort, final int id, final int n, final int epochs, final Path syncDir, final boolean rejoin) throws Exception {
+        final int votePort, final int id, final int n, final int epochs, final Path syncDir, final byte[] secret, final boolean rejoin)
+        throws Exception {
         // README:begin
         try (AeronRuntime aeron = AeronRuntime.launch(new AeronRuntime.Context());
              VoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                  .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).paramCount(net.numParams()).rule(VoteRule.MAJORITY)
+                 .secret(secret)                                      // the job's secret: HELLOs and the server's answers are signed
                  .join(rejoin)                                        // a restarted worker joins the running job
                  .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
-                     Channels.udpResultsSubscription(server, votePort + 1, myAddress), Configuration.RESULT_STREAM_ID_DEFAULT))));
+                     Channels.udpResultsSubscription(myAddress), Configuration.RESULT_STREAM_ID_DEFAULT))));
              DLionJob job = DLionJob.builder(net, myShard, exchange).epochs(epochs)
                  .handOver(new DirectoryHandOver(syncDir)).rejoin(rejoin) // a live donor's parameters for a restarted worker
                  .build()) {

@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.dlion.testkit.ChildProcess;
+import io.dlion.testkit.Frames;
 import io.dlion.testkit.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,9 +59,10 @@ class OneModelPerProcessTest {
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = votePort + 1;
         final Path sync = dir.resolve("sync");
+        final Path secret = Frames.writeSecret(dir.resolve("job.secret"));
         children.add(ChildProcess.start("server", "io.dlion.cli.DLionCli", List.of("server", "--job", "1", "--workers", "" + WORKERS,
             "--params", "203530", "--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--round-timeout-ms", "10000",
-            "--status-interval", "1"), "1g", dir.resolve("server.log")));
+            "--status-interval", "1", "--secret-file", secret.toString()), "1g", dir.resolve("server.log")));
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         for (int i = 0; i < WORKERS; i++) {
             workers[i] = worker(i, votePort, sync, false);
@@ -87,7 +89,7 @@ class OneModelPerProcessTest {
 
     private ChildProcess worker(final int id, final int votePort, final Path sync, final boolean rejoin) throws IOException {
         final List<String> args = new ArrayList<>(List.of("127.0.0.1", "127.0.0.1", "" + votePort, "" + id, "" + WORKERS, "4", "12000",
-            sync.toString()));
+            sync.toString(), dir.resolve("job.secret").toString()));
         if (rejoin) {
             args.add("--rejoin");
         }

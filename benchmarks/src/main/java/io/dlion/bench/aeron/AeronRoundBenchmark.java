@@ -69,7 +69,7 @@ public final class AeronRoundBenchmark {
         final boolean udp = transport.equals("udp");
         final String voteChannel = udp ? Channels.udpVotes("127.0.0.1", port) : Channels.ipc();
         final String serverResults = udp ? Channels.udpResultsPublication("127.0.0.1", port + 1, n) : Channels.ipc();
-        final String workerResults = udp ? Channels.udpResultsSubscription("127.0.0.1", port + 1, "127.0.0.1") : Channels.ipc();
+        final String workerResults = udp ? Channels.udpResultsSubscription("127.0.0.1") : Channels.ipc();
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
             .voteChannel(voteChannel).voteStreamId(11).resultChannel(serverResults).resultStreamId(12));
@@ -142,7 +142,7 @@ public final class AeronRoundBenchmark {
         throws Exception {
         final String up = udp ? Channels.udpVotes("127.0.0.1", port) : Channels.ipc();
         final String downPub = udp ? Channels.udpResultsPublication("127.0.0.1", port + 1, n) : Channels.ipc();
-        final String downSub = udp ? Channels.udpResultsSubscription("127.0.0.1", port + 1, "127.0.0.1") : Channels.ipc();
+        final String downSub = udp ? Channels.udpResultsSubscription("127.0.0.1") : Channels.ipc();
         final Subscription upSub = aeron.addSubscription(up, 21);
         final List<ExclusivePublication> upPubs = new ArrayList<>();
         final List<Subscription> downSubs = new ArrayList<>();
@@ -152,6 +152,9 @@ public final class AeronRoundBenchmark {
             for (int i = 0; i < n; i++) {
                 upPubs.add(aeron.addExclusivePublication(up, 21));
                 downSubs.add(aeron.addSubscription(downSub, 22));
+            }
+            if (udp) {
+                Channels.addDestinations(downPubl, downSubs);
             }
             final IdleStrategy idle = new BackoffIdleStrategy();
             while (!upSub.isConnected() || upSub.imageCount() < n || !downPubl.isConnected()

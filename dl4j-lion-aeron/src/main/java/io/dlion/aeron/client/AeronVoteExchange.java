@@ -72,8 +72,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private boolean closed;
 
     /**
-     * Connect to every shard's server: waits up to the connect timeout for the publications and subscriptions
-     * to connect, then says HELLO.
+     * Connect to every shard's server: says HELLO (repeated until answered) and waits up to the connect timeout for the
+     * server's HELLO_ACK, which proves the server and the session its results come on.
      *
      * @param ctx configuration, concluded here.
      * @throws IllegalStateException when a shard does not connect in time.
@@ -138,9 +138,7 @@ public final class AeronVoteExchange implements VoteExchange {
         assembly.startRound();
         for (final ShardState shard : shards) {
             shard.startRound();
-            if (shard.checkServer() == 0) {
-                shard.repeatHello();
-            }
+            shard.maintain();
         }
         sendChunks();
     }
@@ -167,7 +165,7 @@ public final class AeronVoteExchange implements VoteExchange {
         while (true) {
             int work = 0;
             for (final ShardState shard : shards) {
-                work += shard.checkServer();
+                work += shard.maintain();
             }
             work += sendChunks();
             boolean done = true;
@@ -245,7 +243,7 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         int work = 0;
         for (final ShardState shard : shards) {
-            work += shard.checkServer();
+            work += shard.maintain();
             work += shard.poll();
         }
         return work;
@@ -259,6 +257,14 @@ public final class AeronVoteExchange implements VoteExchange {
     @Override
     public ExchangeCounters counters() {
         return exchangeCounters;
+    }
+
+    /**
+     * @param shard index of a shard in {@link Context#shards()}.
+     * @return the {@code host:port} this worker's results of that shard arrive on (UDP), or null (IPC).
+     */
+    public String resultEndpoint(final int shard) {
+        return shards[shard].resultEndpoint();
     }
 
     /** @return this worker's Aeron counters. */
@@ -283,13 +289,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 if (ctx.nanoClock.nanoTime() - deadline >= 0) {
                     throw new IllegalStateException(shard.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
                 }
-                idle.idle();
-            }
-            while (!shard.helloOnConnect()) {
-                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                    throw new IllegalStateException("shard " + shard.endpoint().shard() + ": HELLO not accepted by the publication in time");
-                }
-                idle.idle();
+                idle.idle(shard.maintain() + shard.poll());
             }
         }
     }

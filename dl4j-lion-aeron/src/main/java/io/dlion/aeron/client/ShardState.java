@@ -1,6 +1,11 @@
 package io.dlion.aeron.client;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.TimeUnit;
+
 import io.aeron.ExclusivePublication;
+import io.aeron.Image;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.BufferClaim;
@@ -10,6 +15,7 @@ import io.aeron.logbuffer.Header;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
@@ -23,6 +29,7 @@ import io.dlion.exchange.ExchangeCounters;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.NanoClock;
 
 /**
  * A worker's link to one shard's server: the {@link ExclusivePublication} its vote chunks go up on and the
@@ -31,12 +38,39 @@ import org.agrona.DirectBuffer;
  * <p>
  * What it receives goes where it belongs: result chunks, once their frame is checked, to the {@link ResultAssembly}
  * (which owns the result buffers), JOIN_NOTICEs to the {@link WorkerSession} (which owns the job-wide session state).
- * A result image of a new server session (a restarted server) makes it say HELLO again and, in a round, send the
- * round again.
+ * <p>
+ * <b>Which server it believes.</b> Frames are read only from the result image whose session the server proved with a
+ * HELLO_ACK: an answer to one of this worker's last HELLOs (its nonce), naming the session it arrived on and, with the
+ * job's secret, signed with it. Until then the shard says HELLO, first after {@link #HELLO_INTERVAL_NS} and then at
+ * doubling intervals up to {@link #MAX_HELLO_INTERVAL_NS}, and while another image is present every
+ * {@link #UNPROVEN_IMAGE_HELLO_INTERVAL_NS}; frames of other images are dropped and counted, and an image that has not
+ * proven itself within {@link #UNPROVEN_IMAGE_TIMEOUT_NS}, or that sent a forged answer, is rejected
+ * ({@link Image#reject}) and counted. A proven image of a new session (a restarted server) makes it send the round
+ * again. A server that has sent nothing for {@link #SERVER_SILENCE_NS} (since the round started or its last frame) while
+ * a result is awaited is greeted again: a restarted server with manual destinations learns this worker's result
+ * endpoint only from a HELLO.
  */
 final class ShardState implements AutoCloseable {
-    /** Rounds a worker repeats its HELLO after a server restart until a result counts it. */
-    static final int MAX_HELLO_REPEATS = 20;
+    /**
+     * How often a HELLO is repeated until the server is proven: the answer to the first one is lost when it goes out
+     * before this worker's image of a newly added destination is set up, which takes up to a heartbeat of the server's
+     * publication. The interval doubles with every repeat, up to {@link #MAX_HELLO_INTERVAL_NS}, so that the remembered
+     * nonces cover a long round trip.
+     */
+    static final long HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Longest interval between HELLOs until the server is proven. */
+    static final long MAX_HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** How often a HELLO is repeated while the server is proven and another, unproven, result image is present. */
+    static final long UNPROVEN_IMAGE_HELLO_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long the proven server may send nothing while a result is awaited before this worker says HELLO again. */
+    static final long SERVER_SILENCE_NS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a result image may stay unproven before it is rejected. */
+    static final long UNPROVEN_IMAGE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
+    /** HELLO nonces remembered: an answer to any of them proves the server. */
+    private static final int NONCES = 16;
+    /** Unproven result images tracked at once; a further one is rejected at once. */
+    private static final int TRACKED_IMAGES = 8;
+    private static final String IPC_SOURCE = "aeron:ipc";
 
     private final int index;
     private final ShardEndpoint endpoint;
@@ -60,14 +94,29 @@ final class ShardState implements AutoCloseable {
     private final VoteChunkFlyweight voteOut = new VoteChunkFlyweight();
     private final ResultChunkFlyweight resultIn = new ResultChunkFlyweight();
     private final JoinNoticeFlyweight noticeIn = new JoinNoticeFlyweight();
+    private final HelloAckFlyweight ackIn = new HelloAckFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
     private final LittleEndianView receiveView = new LittleEndianView();
-    private volatile int latestServerSession;
-    private int serverSession;
+    private final NanoClock nanoClock;
+    private final long[] nonces = new long[NONCES];
+    private final int[] unprovenSession = new int[TRACKED_IMAGES];
+    private final long[] unprovenSinceNs = new long[TRACKED_IMAGES];
+    private final boolean[] unprovenRefused = new boolean[TRACKED_IMAGES];
+    private int unprovenCount;
+    private int nonceCount;
+    private boolean proven;
+    private int provenSession;
+    private boolean forgedAnswer;
+    private int forgedSession;
+    private boolean endpointResolved;
+    private byte[] resultAddress;
+    private int resultPort;
+    private long lastHelloNs;
+    private long helloIntervalNs = HELLO_INTERVAL_NS;
+    private long lastServerFrameNs;
     private int nextChunk;
     private int nextResultWord;
-    private int helloRepeats;
     private long abortMask = -1;
 
     /**
@@ -99,13 +148,13 @@ final class ShardState implements AutoCloseable {
         this.rule = ctx.rule();
         this.chunkWords = ctx.chunkWords();
         this.fragmentLimit = ctx.fragmentLimit();
+        this.nanoClock = ctx.nanoClock();
         final long to = endpoint.toParam() < 0 ? paramCount : endpoint.toParam();
         this.layout = new ChunkLayout(paramCount, endpoint.fromParam(), to, chunkWords);
         ExclusivePublication pub = null;
         try {
             pub = ctx.aeron().addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
-            this.subscription = ctx.aeron().addSubscription(endpoint.resultChannel(), endpoint.resultStreamId(),
-                image -> latestServerSession = image.sessionId(), image -> { });
+            this.subscription = ctx.aeron().addSubscription(endpoint.resultChannel(), endpoint.resultStreamId());
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(pub);
             throw ex;
@@ -119,6 +168,7 @@ final class ShardState implements AutoCloseable {
         }
         this.nextChunk = layout.chunkCount();
         this.nextResultWord = layout.toWord();
+        this.lastHelloNs = nanoClock.nanoTime() - HELLO_INTERVAL_NS;
     }
 
     /** @return the shard's slice and channels. */
@@ -126,9 +176,9 @@ final class ShardState implements AutoCloseable {
         return endpoint;
     }
 
-    /** @return true when both channels are connected and the server's result image is there. */
+    /** @return true once the shard's server proved itself on a result image (its results are read from it). */
     boolean connected() {
-        return publication.isConnected() && subscription.isConnected() && latestServerSession != 0;
+        return proven;
     }
 
     /**
@@ -137,28 +187,21 @@ final class ShardState implements AutoCloseable {
      */
     String describeNotConnected(final long connectTimeoutMs) {
         return "shard " + endpoint.shard() + " not connected after " + connectTimeoutMs + " ms (votes connected: "
-            + publication.isConnected() + ", results connected: " + subscription.isConnected() + "); is its server running? " + endpoint;
+            + publication.isConnected() + ", result endpoint resolved: " + endpointResolved + ", result images: " + subscription.imageCount()
+            + ", server proven: " + proven + "); is its server running, and does it have this job's id and secret? " + endpoint;
     }
 
-    /**
-     * The first HELLO, once {@link #connected()}: binds this shard to the server session whose results it reads.
-     *
-     * @return false when the publication did not take it (try again).
-     */
-    boolean helloOnConnect() {
-        final int latest = latestServerSession;
-        if (!sendHello()) {
-            return false;
-        }
-        serverSession = latest;
-        return true;
+    /** @return the endpoint this shard's results arrive on, {@code host:port}, or null for IPC or before it is resolved. */
+    String resultEndpoint() {
+        return resultAddress == null ? null : subscription.resolvedEndpoint();
     }
 
-    /** A new round: send every chunk, expect every result word. */
+    /** A new round: send every chunk, expect every result word; the server's silence is counted from now. */
     void startRound() {
         nextChunk = 0;
         nextResultWord = layout.fromWord();
         abortMask = -1;
+        lastServerFrameNs = nanoClock.nanoTime();
     }
 
     /** @return true when every result word of the shard arrived this round. */
@@ -181,42 +224,41 @@ final class ShardState implements AutoCloseable {
     }
 
     /**
-     * After a server restart, a HELLO the worker sent while the new server's image of its vote publication was not
-     * yet set up is lost (the publication still counts as connected to the dead server), and the server would
-     * refuse all its votes as unauthenticated. So until a result counts this worker, every round starts with the
-     * HELLO again (at most {@value #MAX_HELLO_REPEATS} times; a HELLO the server already took is harmless).
-     */
-    void repeatHello() {
-        if (helloRepeats > 0 && !session.joining() && sendHello()) {
-            helloRepeats--;
-        }
-    }
-
-    /**
-     * A result image of a new server session means the shard's server was restarted: say HELLO again and, in a
-     * round, send every chunk again and drop what the old server sent of it.
+     * Keep the server proven: refuse result images that do not prove themselves in time, and say HELLO while the server
+     * is not proven, another result image is present, or the server has been silent while a result is awaited.
      *
      * @return work done.
      */
-    int checkServer() {
-        final int latest = latestServerSession;
-        if (latest == 0 || latest == serverSession || !publication.isConnected()) {
+    int maintain() {
+        if (!endpointResolved && !resolveEndpoint()) {
             return 0;
         }
-        if (!sendHello()) {
-            return 0;
+        final long now = nanoClock.nanoTime();
+        int work = refuseUnprovenImages(now);
+        final long interval;
+        if (!proven) {
+            interval = helloIntervalNs;
+        } else if (hasUnprovenImages()) {
+            interval = UNPROVEN_IMAGE_HELLO_INTERVAL_NS;
+        } else if ((session.joining() || (session.inRound() && !resultDone())) && now - lastServerFrameNs >= SERVER_SILENCE_NS) {
+            interval = SERVER_SILENCE_NS;
+        } else {
+            return work;
         }
-        serverSession = latest;
-        helloRepeats = MAX_HELLO_REPEATS;
-        counters.serverReconnects().incrementRelease();
-        if (session.inRound() && !resultDone()) {
-            startRound();
-            assembly.restartShard(index, layout.fromWord(), layout.toWord());
+        if (now - lastHelloNs >= interval && sendHello()) {
+            lastHelloNs = now;
+            if (!proven) {
+                helloIntervalNs = Math.min(2 * helloIntervalNs, MAX_HELLO_INTERVAL_NS);
+            }
+            work++;
         }
-        return 1;
+        return work;
     }
 
-    boolean sendHello() {
+    private boolean sendHello() {
+        if (!endpointResolved || !publication.isConnected()) {
+            return false;
+        }
         final HelloCredentials credentials = session.credentials();
         final int length = HelloFlyweight.length(credentials != null);
         final long result = publication.tryClaim(length, bufferClaim);
@@ -224,12 +266,113 @@ final class ShardState implements AutoCloseable {
             offerFailed(result);
             return false;
         }
+        final long nonce = session.nextNonce();
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
-            endpoint.shard(), paramCount, credentials, credentials == null ? 0 : session.nextNonce(),
-            credentials == null ? 0 : session.epochTimeMs());
+            endpoint.shard(), paramCount, publication.sessionId(), resultAddress, resultPort, credentials, nonce, session.epochTimeMs());
         bufferClaim.commit();
+        nonces[nonceCount++ % NONCES] = nonce;
         counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
         return true;
+    }
+
+    /** UDP: the address and port the result subscription resolved to, which the HELLO carries; IPC: none. */
+    private boolean resolveEndpoint() {
+        if (subscription.channel().startsWith(IPC_SOURCE)) {
+            endpointResolved = true;
+            return true;
+        }
+        final String resolved = subscription.resolvedEndpoint();
+        if (resolved == null) {
+            return false;
+        }
+        final int colon = resolved.lastIndexOf(':');
+        final String host = resolved.charAt(0) == '[' ? resolved.substring(1, colon - 1) : resolved.substring(0, colon);
+        try {
+            resultAddress = InetAddress.getByName(host).getAddress();
+        } catch (final UnknownHostException ex) {
+            throw new IllegalStateException("result subscription resolved to an unknown address " + resolved + ": " + endpoint, ex);
+        }
+        resultPort = Integer.parseInt(resolved.substring(colon + 1));
+        endpointResolved = true;
+        return true;
+    }
+
+    private boolean hasUnprovenImages() {
+        for (int i = 0; i < unprovenCount; i++) {
+            if (!unprovenRefused[i]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Track result images of unproven sessions; refuse those unproven for too long, beyond the table, or forging. */
+    private int refuseUnprovenImages(final long now) {
+        for (int i = 0; i < unprovenCount;) {
+            if (subscription.imageBySessionId(unprovenSession[i]) == null) {
+                forgetUnproven(i);
+            } else {
+                i++;
+            }
+        }
+        int work = 0;
+        if (forgedAnswer) {
+            forgedAnswer = false;
+            final Image image = subscription.imageBySessionId(forgedSession);
+            if (image != null) {
+                refuse(image, track(forgedSession, now));
+                work++;
+            }
+        }
+        for (int i = 0, images = subscription.imageCount(); i < images; i++) {
+            final Image image = subscription.imageAtIndex(i);
+            final int sessionId = image.sessionId();
+            if (proven && sessionId == provenSession) {
+                continue;
+            }
+            final int t = track(sessionId, now);
+            if (t < 0 || (!unprovenRefused[t] && now - unprovenSinceNs[t] >= UNPROVEN_IMAGE_TIMEOUT_NS)) {
+                refuse(image, t);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private int track(final int sessionId, final long now) {
+        for (int i = 0; i < unprovenCount; i++) {
+            if (unprovenSession[i] == sessionId) {
+                return i;
+            }
+        }
+        if (unprovenCount == TRACKED_IMAGES) {
+            return -1;
+        }
+        unprovenSession[unprovenCount] = sessionId;
+        unprovenSinceNs[unprovenCount] = now;
+        unprovenRefused[unprovenCount] = false;
+        return unprovenCount++;
+    }
+
+    private void forgetUnproven(final int index) {
+        final int last = --unprovenCount;
+        unprovenSession[index] = unprovenSession[last];
+        unprovenSinceNs[index] = unprovenSinceNs[last];
+        unprovenRefused[index] = unprovenRefused[last];
+    }
+
+    /** An image that never proved its session, or forged an answer: rejected (network), or ignored for good (IPC). */
+    private void refuse(final Image image, final int tracked) {
+        if (tracked >= 0) {
+            if (unprovenRefused[tracked]) {
+                return;
+            }
+            unprovenRefused[tracked] = true;
+        }
+        counters.refusedImages().incrementRelease();
+        if (!IPC_SOURCE.equals(image.sourceIdentity()) && !image.isClosed()) {
+            image.reject("dlion: result image of session " + image.sessionId() + " not proven by the job's server");
+        }
     }
 
     /**
@@ -277,20 +420,29 @@ final class ShardState implements AutoCloseable {
     }
 
     private ControlledFragmentHandler.Action onResult(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+        final int sessionId = header.sessionId();
+        final boolean fromServer = proven && sessionId == provenSession;
         if (header.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
-            counters.rejectedResults().incrementRelease();
+            (fromServer ? counters.rejectedResults() : counters.unprovenFrames()).incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
         final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
         final int type = msg.type();
         if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
-            || msg.jobId() != jobId || (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT
-            && type != MessageType.JOIN_NOTICE) || msg.shard() != endpoint.shard()) {
-            counters.rejectedResults().incrementRelease();
+            || msg.jobId() != jobId || msg.shard() != endpoint.shard()) {
+            (fromServer ? counters.rejectedResults() : counters.unprovenFrames()).incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
-        if (serverSession != 0 && header.sessionId() != serverSession) {
-            counters.staleResults().incrementRelease();
+        if (type == MessageType.HELLO_ACK) {
+            return onHelloAck(ackIn.wrapForRead(buffer, offset), length, sessionId);
+        }
+        if (!fromServer) {
+            counters.unprovenFrames().incrementRelease();
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        lastServerFrameNs = nanoClock.nanoTime();
+        if (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT && type != MessageType.JOIN_NOTICE) {
+            counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
         final long round = msg.round();
@@ -318,13 +470,82 @@ final class ShardState implements AutoCloseable {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
-        if ((mask & (1L << workerId)) != 0) {
-            helloRepeats = 0;
-        }
         nextResultWord += words;
         final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
         counters.bytesDown().getAndAddRelease(frame);
         exchangeCounters.addBytesDown(frame);
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    /**
+     * A server's answer to a HELLO: an answer to one of this worker's last HELLOs that names the session it came on
+     * (and, with the job's secret, carries its MAC) proves that session. A forged one gets its image rejected.
+     */
+    private ControlledFragmentHandler.Action onHelloAck(final HelloAckFlyweight ack, final int length, final int sessionId) {
+        final MessageHeaderFlyweight msg = ack.header();
+        if (msg.workerId() != workerId) {
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        final HelloCredentials credentials = session.credentials();
+        final int encoding = msg.encoding();
+        final boolean signed = encoding == Encoding.HMAC_SHA256;
+        if ((!signed && (encoding != Encoding.NONE || credentials != null)) || length != HelloAckFlyweight.length(signed)
+            || msg.paramCount() != paramCount) {
+            return forged(sessionId);
+        }
+        if (!isNonceOfMine(ack.nonce())) {
+            counters.staleResults().incrementRelease();
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        if (ack.serverSessionId() != sessionId || (credentials != null && !ack.verify(credentials))) {
+            return forged(sessionId);
+        }
+        final long joinRound = ack.joinRound();
+        final int donor = ack.donor();
+        if ((joinRound < 0 && joinRound != HelloAckFlyweight.NO_JOIN) || (donor >= workers && donor != JoinNoticeFlyweight.NO_DONOR)) {
+            return forged(sessionId);
+        }
+        if (!proven || sessionId != provenSession) {
+            final boolean restarted = proven;
+            proven = true;
+            provenSession = sessionId;
+            helloIntervalNs = HELLO_INTERVAL_NS;
+            for (int i = 0; i < unprovenCount; i++) {
+                if (unprovenSession[i] == sessionId) {
+                    forgetUnproven(i);
+                    break;
+                }
+            }
+            if (restarted) {
+                counters.serverReconnects().incrementRelease();
+                if (session.inRound() && !resultDone()) {
+                    startRound();
+                    assembly.restartShard(index, layout.fromWord(), layout.toWord());
+                }
+            }
+        }
+        lastServerFrameNs = nanoClock.nanoTime();
+        if (joinRound >= 0) {
+            session.onJoinNotice(index, workerId, joinRound, donor == JoinNoticeFlyweight.NO_DONOR ? -1 : donor);
+        }
+        return ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    private boolean isNonceOfMine(final long nonce) {
+        for (int i = Math.min(nonceCount, NONCES) - 1; i >= 0; i--) {
+            if (nonces[i] == nonce) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ControlledFragmentHandler.Action forged(final int sessionId) {
+        counters.rejectedResults().incrementRelease();
+        if (!proven || sessionId != provenSession) {
+            forgedAnswer = true;
+            forgedSession = sessionId;
+        }
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 

@@ -17,6 +17,8 @@ public final class WorkerCounters implements AutoCloseable {
     private final Counter staleResults;
     private final Counter offersNotAccepted;
     private final Counter serverReconnects;
+    private final Counter unprovenFrames;
+    private final Counter refusedImages;
 
     WorkerCounters(final Aeron aeron, final int jobId, final int workerId) {
         final String prefix = "dlion-worker job=" + jobId + " worker=" + workerId + ": ";
@@ -28,7 +30,9 @@ public final class WorkerCounters implements AutoCloseable {
             rejectedResults = aeron.addCounter(type, prefix + "rejected result frames");
             staleResults = aeron.addCounter(type, prefix + "result frames of another round");
             offersNotAccepted = aeron.addCounter(type, prefix + "vote offers not accepted");
-            serverReconnects = aeron.addCounter(type, prefix + "server restarts seen (HELLO again)");
+            serverReconnects = aeron.addCounter(type, prefix + "server restarts seen (a new session proven)");
+            unprovenFrames = aeron.addCounter(type, prefix + "frames from unproven result images (dropped)");
+            refusedImages = aeron.addCounter(type, prefix + "result images refused (not proven in time, or a forged HELLO_ACK)");
         } catch (final RuntimeException ex) {
             close();
             throw ex;
@@ -62,13 +66,27 @@ public final class WorkerCounters implements AutoCloseable {
         return offersNotAccepted;
     }
 
-    /** @return times a shard's server came back with a new session and this worker said HELLO again. */
+    /** @return times a shard's server came back with a new session and proved it (a restarted server). */
     public Counter serverReconnects() {
         return serverReconnects;
     }
 
+    /** @return frames dropped because they came on a result image whose session no HELLO_ACK of the job's server proved. */
+    public Counter unprovenFrames() {
+        return unprovenFrames;
+    }
+
+    /**
+     * @return result images refused: not proven within the timeout, or carrying a forged HELLO_ACK; a network image is
+     *     rejected ({@code Image.reject}), an IPC image is ignored for good.
+     */
+    public Counter refusedImages() {
+        return refusedImages;
+    }
+
     @Override
     public void close() {
-        CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted, serverReconnects);
+        CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted, serverReconnects,
+            unprovenFrames, refusedImages);
     }
 }

@@ -13,7 +13,10 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.HelloAckFlyweight;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
@@ -48,7 +51,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Who may vote: a worker's HELLO (with an HMAC-SHA256 of the job's secret when {@link Context#secret(byte[])} is
  * set) binds its worker id to the Aeron session it came from; a vote from any other session is rejected as
- * {@link RejectReason#UNAUTHENTICATED}. A new valid HELLO (a restarted worker) moves the binding.
+ * {@link RejectReason#UNAUTHENTICATED}. A new valid HELLO (a restarted worker) moves the binding. Every accepted HELLO
+ * is answered with a HELLO_ACK that proves the server to the worker ({@link HelloAnswers}); with a manual
+ * multi-destination-cast result channel ({@link io.dlion.aeron.Channels#udpResultsPublication}) the worker's result
+ * endpoint becomes a destination only then, so nobody who has not said a valid HELLO receives results.
  * <p>
  * Rounds: the first vote of the next round (the current one + 1, or on a fresh server the round a worker's HELLO
  * named) opens it once the current round is complete; a vote of a closed round is rejected as
@@ -86,6 +92,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final Membership membership;
     private final VoteWindow window;
     private final ResultPublisher publisher;
+    private final HelloAnswers answers;
+    private final HelloCredentials answerCredentials;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
     private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
@@ -123,6 +131,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs, ctx.epochClock, counters);
         this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), counters);
         this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters);
+        this.answers = new HelloAnswers(workers, publication, subscription, counters);
+        this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
     }
 
     @Override
@@ -145,6 +155,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         work += window.voteReady(membership.activeMask());
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
+        work += answers.removeGoneWorkers(now);
         if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
             onDeadline(now);
             work += 1 + window.voteReady(membership.activeMask());
@@ -257,10 +268,15 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     private ControlledFragmentHandler.Action onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId) {
+        if (answers.requiresEndpoint() && length >= HelloFlyweight.LENGTH && hello.resultAddressLength() == 0) {
+            // results go only to destinations the server adds: a HELLO without a result endpoint cannot be served
+            return reject(RejectReason.MALFORMED);
+        }
         final RejectReason reason = membership.onHello(hello, length, worker, sessionId, window.currentRound(), window.hasCompletedRound());
         if (reason != null) {
             return reject(reason);
         }
+        answers.onHello(worker, hello, sessionId);
         for (long m = membership.announced(); m != 0; m &= m - 1) {
             window.excuse(Long.numberOfTrailingZeros(m), ctx.minVoters);
         }
@@ -342,9 +358,21 @@ public final class AggregationServer implements Agent, AutoCloseable {
         window.goOnWith(present, now);
     }
 
-    /** JOIN_NOTICEs go out before any further result frame, so no worker reads a result of round R - 1 before them. */
+    /**
+     * HELLO_ACKs first, then JOIN_NOTICEs, which go out before any further result frame, so no worker reads a result of
+     * round R - 1 before them.
+     */
     private int publishNoticesThenResults() {
         int work = 0;
+        for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
+            final long joinRound = membership.pendingJoinRound(w);
+            if (!publisher.publishHelloAck(w, answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
+                joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), answerCredentials)) {
+                return work;
+            }
+            answers.answered(w);
+            work++;
+        }
         for (int w = membership.nextNotice(); w >= 0; w = membership.nextNotice()) {
             if (!publisher.publishJoinNotice(w, membership.joinRound(w), membership.joinDonor(w))) {
                 return work;

@@ -13,8 +13,10 @@ import org.agrona.concurrent.EpochClock;
  * Who may vote on one shard's server, and who is waited for.
  * <ul>
  *   <li><b>Sessions and authentication</b>: a HELLO (with an HMAC-SHA256 of the job's secret when the server has one)
- *       binds its worker id to the Aeron session it came from ({@link #isBound}); a new valid HELLO (a restarted worker)
- *       moves the binding. A HELLO older than the last one accepted from the worker, or a replay, is refused.</li>
+ *       binds its worker id to the Aeron session it came from ({@link #isBound}), which the HELLO itself names; a new
+ *       valid HELLO (a restarted worker) moves the binding. A HELLO older than the last one accepted from the worker, a
+ *       replay, or one that names another session is refused. A repeat of the HELLO that bound the worker changes
+ *       nothing (the worker repeats it until the server's answer reaches it).</li>
  *   <li><b>Active workers</b>: the workers a round waits for before its voters are fixed. A worker is dropped at a
  *       deadline it missed ({@link #drop}) and is active again when its vote of a round arrives before that round's
  *       voters are fixed ({@link #onTimelyVote}), or when it says HELLO again.</li>
@@ -113,23 +115,33 @@ final class Membership {
         if (length != HelloFlyweight.length(encoding == Encoding.HMAC_SHA256)) {
             return RejectReason.BAD_LENGTH;
         }
+        final int addressLength = hello.resultAddressLength();
+        if (addressLength != 0 && addressLength != 4 && addressLength != HelloFlyweight.RESULT_ADDRESS_CAPACITY) {
+            return RejectReason.MALFORMED;
+        }
+        final long timestamp = hello.timestampMs();
+        final long nonce = hello.nonce();
         if (credentials != null) {
-            if (encoding != Encoding.HMAC_SHA256) {
+            if (encoding != Encoding.HMAC_SHA256 || Math.abs(timestamp - epochClock.time()) > helloMaxSkewMs || !hello.verify(credentials)) {
                 return RejectReason.BAD_CREDENTIALS;
             }
-            final long timestamp = hello.timestampMs();
-            final long nonce = hello.nonce();
-            if (Math.abs(timestamp - epochClock.time()) > helloMaxSkewMs
-                || timestamp < lastHelloMs[worker] || (timestamp == lastHelloMs[worker] && nonce == lastHelloNonce[worker])
-                || !hello.verify(credentials)) {
-                return RejectReason.BAD_CREDENTIALS;
+            if (timestamp < lastHelloMs[worker] || (timestamp == lastHelloMs[worker] && nonce == lastHelloNonce[worker])) {
+                return RejectReason.REPLAYED_HELLO;
             }
-            lastHelloMs[worker] = timestamp;
-            lastHelloNonce[worker] = nonce;
+        }
+        if (hello.voteSessionId() != sessionId) {
+            return RejectReason.REPLAYED_HELLO;
+        }
+        lastHelloMs[worker] = timestamp;
+        lastHelloNonce[worker] = nonce;
+        if (isRepeat(hello, worker, sessionId)) {
+            return null;
+        }
+        if (!isBound(worker, sessionId)) {
+            counters.workersJoined().incrementPlain();
         }
         sessionOf[worker] = sessionId;
         boundMask |= 1L << worker;
-        counters.workersJoined().incrementPlain();
         if (hello.isJoin()) {
             announceJoin(worker, latestRound);
         } else {
@@ -140,6 +152,37 @@ final class Membership {
             }
         }
         return null;
+    }
+
+    /**
+     * A worker repeats its HELLO until the server's answer reaches it (its result image may not have been set up when the
+     * first answer went out). A repeat comes from the session already bound and either the worker's join is pending or
+     * it names the same round as before: it changes nothing but is answered again.
+     */
+    private boolean isRepeat(final HelloFlyweight hello, final int worker, final int sessionId) {
+        if (!isBound(worker, sessionId)) {
+            return false;
+        }
+        if ((joinPendingMask & (1L << worker)) != 0) {
+            return true;
+        }
+        return !hello.isJoin() && hello.round() == helloRound[worker];
+    }
+
+    /**
+     * @param worker a worker id of the job.
+     * @return its first round when its join is pending (announced, and that round not opened yet), else -1.
+     */
+    long pendingJoinRound(final int worker) {
+        return (joinPendingMask & (1L << worker)) != 0 ? joinRound[worker] : -1;
+    }
+
+    /**
+     * @param worker a worker id of the job.
+     * @return the Aeron session its last accepted HELLO bound it to (meaningful while it is bound).
+     */
+    int sessionOf(final int worker) {
+        return sessionOf[worker];
     }
 
     /** @return the workers the last {@link #onHello} told to (re)join, to be excused from the open round. */

@@ -5,6 +5,8 @@ import io.aeron.Publication;
 import io.aeron.logbuffer.BufferClaim;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.HelloAckFlyweight;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
@@ -13,7 +15,7 @@ import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteAggregator;
 
 /**
- * Everything one shard's server sends, on its result publication: result chunks, JOIN_NOTICEs and ROUND_ABORTs, each
+ * Everything one shard's server sends, on its result publication: result chunks, HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
  * claimed with {@code tryClaim} and written by its frame flyweight in place.
  * <p>
  * An offer that is not accepted is never retried in a loop: {@code BACK_PRESSURED}, {@code ADMIN_ACTION} and
@@ -34,6 +36,7 @@ final class ResultPublisher {
     private final ResultChunkFlyweight result = new ResultChunkFlyweight();
     private final JoinNoticeFlyweight notice = new JoinNoticeFlyweight();
     private final RoundAbortFlyweight abort = new RoundAbortFlyweight();
+    private final HelloAckFlyweight ack = new HelloAckFlyweight();
 
     private boolean abortPending;
     private long abortRound;
@@ -90,6 +93,30 @@ final class ResultPublisher {
         commit(RoundAbortFlyweight.LENGTH);
         abortPending = false;
         return 1;
+    }
+
+    /**
+     * Answer a worker's accepted HELLO, proving the server: the answer echoes the HELLO's nonce and names this
+     * publication's session, signed with the job's secret when there is one.
+     *
+     * @param worker      the worker answered.
+     * @param nonce       of its HELLO.
+     * @param joinRound   its first round when its join is pending, else {@link HelloAckFlyweight#NO_JOIN}.
+     * @param donor       the donor of that join, or {@link JoinNoticeFlyweight#NO_DONOR}.
+     * @param paramCount  of the job's vector.
+     * @param credentials of the job's secret, or null.
+     * @return true when the answer went out.
+     */
+    boolean publishHelloAck(final int worker, final long nonce, final long joinRound, final int donor, final long paramCount,
+        final HelloCredentials credentials) {
+        final int length = HelloAckFlyweight.length(credentials != null);
+        if (!claim(length)) {
+            return false;
+        }
+        ack.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, shard, paramCount,
+            nonce, publication.sessionId(), credentials);
+        commit(length);
+        return true;
     }
 
     /**

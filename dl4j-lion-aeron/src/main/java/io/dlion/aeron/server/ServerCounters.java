@@ -28,6 +28,8 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter workersRejoined;
     private final Counter joinsAnnounced;
     private final Counter laggardsResynced;
+    private final Counter helloAnswers;
+    private final Counter resultDestinations;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
 
     ServerCounters(final Aeron aeron, final int jobId, final int shard) {
@@ -40,13 +42,15 @@ public final class ServerCounters implements AutoCloseable {
             chunksVoted = aeron.addCounter(type, prefix + "chunks voted");
             votersLastRound = aeron.addCounter(type, prefix + "voters last round");
             ties = aeron.addCounter(type, prefix + "tied params");
-            workersJoined = aeron.addCounter(type, prefix + "workers joined (HELLO)");
+            workersJoined = aeron.addCounter(type, prefix + "workers joined (a HELLO bound a worker id to a new session)");
             backPressure = aeron.addCounter(type, prefix + "result offers not accepted");
             roundsAbandoned = aeron.addCounter(type, prefix + "rounds aborted (quorum lost at the deadline)");
             workersDropped = aeron.addCounter(type, prefix + "workers dropped (missed a round deadline)");
             workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
             joinsAnnounced = aeron.addCounter(type, prefix + "joins announced (restarted workers given a round and a donor)");
             laggardsResynced = aeron.addCounter(type, prefix + "workers told to rejoin (a round's result lost in a server restart)");
+            helloAnswers = aeron.addCounter(type, prefix + "HELLO_ACKs sent (the server proving itself)");
+            resultDestinations = aeron.addCounter(type, prefix + "result destinations (workers the results go to, manual MDC)");
             for (final RejectReason reason : RejectReason.values()) {
                 rejected.put(reason, aeron.addCounter(type, prefix + "rejected " + reason.label()));
             }
@@ -86,7 +90,7 @@ public final class ServerCounters implements AutoCloseable {
         return ties;
     }
 
-    /** @return HELLO messages accepted. */
+    /** @return HELLOs that bound a worker id to a new session: a worker connecting, or restarted. */
     public Counter workersJoined() {
         return workersJoined;
     }
@@ -121,6 +125,16 @@ public final class ServerCounters implements AutoCloseable {
         return laggardsResynced;
     }
 
+    /** @return HELLO_ACKs sent: answers to accepted HELLOs, each proving the server to a worker. */
+    public Counter helloAnswers() {
+        return helloAnswers;
+    }
+
+    /** @return workers the result publication sends to now (manual multi-destination-cast; 0 for IPC). */
+    public Counter resultDestinations() {
+        return resultDestinations;
+    }
+
     /**
      * @param reason of the rejection.
      * @return the counter of messages rejected for it.
@@ -141,7 +155,7 @@ public final class ServerCounters implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
-            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced);
+            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced, helloAnswers, resultDestinations);
         CloseHelper.closeAll(rejected.values());
     }
 }

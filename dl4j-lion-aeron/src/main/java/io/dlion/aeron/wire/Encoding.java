@@ -14,11 +14,12 @@ package io.dlion.aeron.wire;
  *   <li>{@link #COUNT_PLANES}: {@link io.dlion.codec.CountEncoding}, averaging results, the count k of +1 votes
  *       as {@code b = bitsFor(voters)} bit planes of {@code ceil(p / 8)} bytes each, plane 0 (least significant
  *       bit of k) first.</li>
- *   <li>{@link #HMAC_SHA256}: the body of an authenticated HELLO, {@link HelloCredentials}.</li>
+ *   <li>{@link #NONE} and {@link #HMAC_SHA256}: the handshake frames (HELLO, HELLO_ACK) without and with a MAC of the
+ *       job's secret ({@link HelloCredentials}); their lengths are their flyweights'.</li>
  * </ul>
  */
 public final class Encoding {
-    /** No body (HELLO without credentials). */
+    /** No body, or a handshake frame without a MAC. */
     public static final int NONE = 0;
     /** One bit per parameter, packed layout. */
     public static final int SIGN_BITS = 1;
@@ -26,7 +27,7 @@ public final class Encoding {
     public static final int TERNARY = 2;
     /** Bit planes of the +1 count. */
     public static final int COUNT_PLANES = 3;
-    /** HELLO credentials: nonce, timestamp and HMAC-SHA256, see {@link HelloCredentials}. */
+    /** A handshake frame (HELLO, HELLO_ACK) signed with the job's secret, see {@link HelloCredentials}. */
     public static final int HMAC_SHA256 = 4;
 
     /** Parameters per byte of {@link #TERNARY}. */
@@ -63,7 +64,7 @@ public final class Encoding {
             case COUNT_PLANES:
                 return bitsFor(voters) * (int)((params + 7) >>> 3);
             case HMAC_SHA256:
-                return HelloCredentials.BODY_LENGTH;
+                return HelloFlyweight.SIGNED_LENGTH - MessageHeaderFlyweight.HEADER_LENGTH;
             default:
                 throw new IllegalArgumentException("unknown encoding " + encoding);
         }

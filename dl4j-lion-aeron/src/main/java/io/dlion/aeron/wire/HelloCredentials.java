@@ -1,6 +1,5 @@
 package io.dlion.aeron.wire;
 
-import java.nio.ByteOrder;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Objects;
@@ -13,46 +12,23 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The body of an authenticated HELLO ({@link Encoding#HMAC_SHA256}): a worker proves it holds the job's shared
- * secret. The HMAC-SHA256 covers the whole 32-byte header (protocol version, type, job id, round, worker id, shard,
- * parameter count) and the nonce and timestamp, so none of them can be changed without the secret.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                  Message header (32 bytes) ...               ...  0
- *  +---------------------------------------------------------------+
- *  |                        Nonce (random)                         | 32
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |              Timestamp, ms since the epoch (LE)               | 40
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |        HMAC-SHA256(secret, bytes 0 to 47 of the message)      | 48
- *  |                          (32 bytes)                          ...
- *  +---------------------------------------------------------------+
- * </pre>
- * The server accepts a HELLO whose timestamp is within its allowed clock skew and not older than the last HELLO it
- * accepted from the same worker (a replayed HELLO has the same nonce and timestamp and is refused). Not thread-safe:
- * one instance per server or worker.
+ * The job's shared secret as a message authentication code: an HMAC-SHA256 over the first bytes of a message (its
+ * header and the fields of its body before the MAC), written right after them. Both handshake frames use it: a worker's
+ * {@link HelloFlyweight HELLO} proves the worker holds the secret, the server's {@link HelloAckFlyweight HELLO_ACK}
+ * proves the server does, over the worker's nonce and the server's Aeron session. Not thread-safe: one instance per
+ * server or worker thread.
  */
 public final class HelloCredentials {
-    /** Offset of the nonce in the body. */
-    public static final int NONCE_OFFSET = 0;
-    /** Offset of the timestamp in the body. */
-    public static final int TIMESTAMP_OFFSET = 8;
-    /** Offset of the MAC in the body. */
-    public static final int MAC_OFFSET = 16;
     /** Length of the MAC. */
     public static final int MAC_LENGTH = 32;
-    /** Length of the body. */
-    public static final int BODY_LENGTH = MAC_OFFSET + MAC_LENGTH;
     /** Shortest secret accepted, in bytes. */
     public static final int MIN_SECRET_LENGTH = 16;
+    /** Longest signed prefix of a message. */
+    private static final int MAX_SIGNED_LENGTH = 256;
 
     private static final String ALGORITHM = "HmacSHA256";
     private final Mac mac;
-    private final byte[] signed = new byte[MessageHeaderFlyweight.HEADER_LENGTH + MAC_OFFSET];
+    private final byte[] signed = new byte[MAX_SIGNED_LENGTH];
     private final byte[] expected = new byte[MAC_LENGTH];
     private final byte[] received = new byte[MAC_LENGTH];
 
@@ -73,53 +49,32 @@ public final class HelloCredentials {
     }
 
     /**
-     * Write nonce, timestamp and MAC after a HELLO header already written at {@code offset}.
+     * Write the MAC of bytes {@code [offset, offset + signedLength)} at {@code offset + signedLength}.
      *
-     * @param buffer      holding the message.
-     * @param offset      of the message header.
-     * @param nonce       random per HELLO.
-     * @param timestampMs now, in ms since the epoch.
+     * @param buffer       holding the message.
+     * @param offset       of the message.
+     * @param signedLength bytes covered by the MAC.
      */
-    public void sign(final MutableDirectBuffer buffer, final int offset, final long nonce, final long timestampMs) {
-        final int body = offset + MessageHeaderFlyweight.HEADER_LENGTH;
-        buffer.putLong(body + NONCE_OFFSET, nonce, ByteOrder.LITTLE_ENDIAN);
-        buffer.putLong(body + TIMESTAMP_OFFSET, timestampMs, ByteOrder.LITTLE_ENDIAN);
-        compute(buffer, offset, expected);
-        buffer.putBytes(body + MAC_OFFSET, expected);
+    public void sign(final MutableDirectBuffer buffer, final int offset, final int signedLength) {
+        compute(buffer, offset, signedLength, expected);
+        buffer.putBytes(offset + signedLength, expected);
     }
 
     /**
-     * @param buffer holding a HELLO with a {@link #BODY_LENGTH}-byte body.
-     * @param offset of the message header.
+     * @param buffer       holding a message with a MAC at {@code offset + signedLength}.
+     * @param offset       of the message.
+     * @param signedLength bytes covered by the MAC.
      * @return true when the MAC matches (compared in constant time).
      */
-    public boolean verify(final DirectBuffer buffer, final int offset) {
-        compute(buffer, offset, expected);
-        buffer.getBytes(offset + MessageHeaderFlyweight.HEADER_LENGTH + MAC_OFFSET, received);
+    public boolean verify(final DirectBuffer buffer, final int offset, final int signedLength) {
+        compute(buffer, offset, signedLength, expected);
+        buffer.getBytes(offset + signedLength, received);
         return MessageDigest.isEqual(expected, received);
     }
 
-    /**
-     * @param buffer holding a HELLO.
-     * @param offset of the message header.
-     * @return the nonce.
-     */
-    public static long nonce(final DirectBuffer buffer, final int offset) {
-        return buffer.getLong(offset + MessageHeaderFlyweight.HEADER_LENGTH + NONCE_OFFSET, ByteOrder.LITTLE_ENDIAN);
-    }
-
-    /**
-     * @param buffer holding a HELLO.
-     * @param offset of the message header.
-     * @return the timestamp, ms since the epoch.
-     */
-    public static long timestampMs(final DirectBuffer buffer, final int offset) {
-        return buffer.getLong(offset + MessageHeaderFlyweight.HEADER_LENGTH + TIMESTAMP_OFFSET, ByteOrder.LITTLE_ENDIAN);
-    }
-
-    private void compute(final DirectBuffer buffer, final int offset, final byte[] out) {
-        buffer.getBytes(offset, signed);
-        mac.update(signed);
+    private void compute(final DirectBuffer buffer, final int offset, final int signedLength, final byte[] out) {
+        buffer.getBytes(offset, signed, 0, signedLength);
+        mac.update(signed, 0, signedLength);
         try {
             mac.doFinal(out, 0);
         } catch (final ShortBufferException ex) {

@@ -1,5 +1,7 @@
 package io.dlion.aeron.wire;
 
+import java.nio.ByteOrder;
+
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -24,24 +26,58 @@ import org.agrona.MutableDirectBuffer;
  *  |                  Parameter count of the vector                | 24
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |   Credentials (HMAC_SHA256 only): nonce, timestamp, MAC ...  ... 32
+ *  |                        Nonce (random)                         | 32
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |              Timestamp, ms since the epoch                    | 40
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |        Vote session: the Aeron session of the worker's        | 48
+ *  |        vote publication this HELLO is sent on                 |
+ *  +-------------------------------+---------------+---------------+
+ *  |       Result port (UDP)       | Address length|       0       | 52
+ *  +-------------------------------+---------------+---------------+
+ *  |   Result address: IPv4 (4 bytes) or IPv6 (16), zero-padded    | 56
+ *  |                            ...                                |
+ *  +---------------------------------------------------------------+
+ *  |   HMAC-SHA256(secret, bytes 0 to 71), HMAC_SHA256 only        | 72
+ *  |                          (32 bytes)                          ...
  *  +---------------------------------------------------------------+
  * </pre>
- * The credentials are {@link HelloCredentials}: {@value HelloCredentials#BODY_LENGTH} bytes, the MAC covering the header,
- * nonce and timestamp. Fields are little-endian; the header's offsets are {@link MessageHeaderFlyweight}'s.
+ * The result endpoint is the UDP address and port the worker's result subscription listens on: a server that
+ * publishes its results by manual multi-destination-cast adds it as a destination once it accepted the HELLO. Its
+ * address length is 0 when results come by IPC. The vote session binds the HELLO to the publication it came on, so a
+ * HELLO replayed from another session is refused; with the job's secret ({@link Encoding#HMAC_SHA256}) the MAC
+ * ({@link HelloCredentials}) covers every field before it. Fields are little-endian; the header's offsets are
+ * {@link MessageHeaderFlyweight}'s.
  */
 public final class HelloFlyweight {
     /** Round field of a join HELLO: the worker has no parameters and waits to be told its first round. */
     public static final long JOIN_ROUND = MessageHeaderFlyweight.JOIN_ROUND;
     /** Offset of the parameter count. */
     public static final int PARAM_COUNT_OFFSET = MessageHeaderFlyweight.PARAM_COUNT_OFFSET;
-    /** Offset of the credentials. */
-    public static final int CREDENTIALS_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
+    /** Offset of the nonce. */
+    public static final int NONCE_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
+    /** Offset of the timestamp. */
+    public static final int TIMESTAMP_OFFSET = NONCE_OFFSET + Long.BYTES;
+    /** Offset of the worker's vote session id. */
+    public static final int VOTE_SESSION_OFFSET = TIMESTAMP_OFFSET + Long.BYTES;
+    /** Offset of the result port. */
+    public static final int RESULT_PORT_OFFSET = VOTE_SESSION_OFFSET + Integer.BYTES;
+    /** Offset of the result address length (0, 4 or 16). */
+    public static final int RESULT_ADDRESS_LENGTH_OFFSET = RESULT_PORT_OFFSET + Short.BYTES;
+    /** Offset of the result address. */
+    public static final int RESULT_ADDRESS_OFFSET = RESULT_ADDRESS_LENGTH_OFFSET + 2;
+    /** Room for the result address: an IPv6 address. */
+    public static final int RESULT_ADDRESS_CAPACITY = 16;
+    /** Offset of the MAC ({@link Encoding#HMAC_SHA256} only); the MAC covers every byte before it. */
+    public static final int MAC_OFFSET = RESULT_ADDRESS_OFFSET + RESULT_ADDRESS_CAPACITY;
     /** Length of a HELLO without credentials ({@link Encoding#NONE}). */
-    public static final int LENGTH = MessageHeaderFlyweight.HEADER_LENGTH;
+    public static final int LENGTH = MAC_OFFSET;
     /** Length of a HELLO with credentials ({@link Encoding#HMAC_SHA256}). */
-    public static final int SIGNED_LENGTH = CREDENTIALS_OFFSET + HelloCredentials.BODY_LENGTH;
+    public static final int SIGNED_LENGTH = MAC_OFFSET + HelloCredentials.MAC_LENGTH;
 
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
     /**
@@ -80,19 +116,23 @@ public final class HelloFlyweight {
     /**
      * Write a whole HELLO at the wrapped offset.
      *
-     * @param jobId       of the job.
-     * @param round       the round the worker votes in next, or {@link #JOIN_ROUND}.
-     * @param wordOffset  first 64-parameter word of the shard (0 in the fault tools' frames).
-     * @param workerId    the worker.
-     * @param shard       index of the server's slice.
-     * @param paramCount  of the worker's whole vector.
-     * @param credentials to sign with, or null for a HELLO without credentials.
-     * @param nonce       of the credentials (ignored without credentials).
-     * @param timestampMs of the credentials, ms since the epoch (ignored without credentials).
+     * @param jobId         of the job.
+     * @param round         the round the worker votes in next, or {@link #JOIN_ROUND}.
+     * @param wordOffset    first 64-parameter word of the shard (0 in the fault tools' frames).
+     * @param workerId      the worker.
+     * @param shard         index of the server's slice.
+     * @param paramCount    of the worker's whole vector.
+     * @param voteSessionId Aeron session of the publication the HELLO goes out on.
+     * @param resultAddress the address the worker's results arrive on (4 or 16 bytes), or null for IPC.
+     * @param resultPort    the UDP port the worker's results arrive on (0 for IPC).
+     * @param credentials   to sign with, or null for a HELLO without credentials.
+     * @param nonce         random per HELLO; the server's HELLO_ACK echoes it.
+     * @param timestampMs   now, ms since the epoch.
      * @return the length written.
      */
     public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int shard, final long paramCount,
-        final HelloCredentials credentials, final long nonce, final long timestampMs) {
+        final int voteSessionId, final byte[] resultAddress, final int resultPort, final HelloCredentials credentials, final long nonce,
+        final long timestampMs) {
         header.writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
             .jobId(jobId)
             .round(round)
@@ -101,10 +141,26 @@ public final class HelloFlyweight {
             .workerId(workerId)
             .shard(shard)
             .paramCount(paramCount);
+        final MutableDirectBuffer buffer = header.buffer();
+        final int offset = header.offset();
+        final int addressLength = resultAddress == null ? 0 : resultAddress.length;
+        if (addressLength != 0 && addressLength != 4 && addressLength != RESULT_ADDRESS_CAPACITY) {
+            throw new IllegalArgumentException("resultAddress must have 4 or 16 bytes, got " + addressLength);
+        }
+        buffer.putLong(offset + NONCE_OFFSET, nonce, ORDER);
+        buffer.putLong(offset + TIMESTAMP_OFFSET, timestampMs, ORDER);
+        buffer.putInt(offset + VOTE_SESSION_OFFSET, voteSessionId, ORDER);
+        buffer.putShort(offset + RESULT_PORT_OFFSET, (short)resultPort, ORDER);
+        buffer.putByte(offset + RESULT_ADDRESS_LENGTH_OFFSET, (byte)addressLength);
+        buffer.putByte(offset + RESULT_ADDRESS_LENGTH_OFFSET + 1, (byte)0);
+        buffer.setMemory(offset + RESULT_ADDRESS_OFFSET, RESULT_ADDRESS_CAPACITY, (byte)0);
+        if (addressLength > 0) {
+            buffer.putBytes(offset + RESULT_ADDRESS_OFFSET, resultAddress);
+        }
         if (credentials == null) {
             return LENGTH;
         }
-        credentials.sign(header.buffer(), header.offset(), nonce, timestampMs);
+        credentials.sign(buffer, offset, MAC_OFFSET);
         return SIGNED_LENGTH;
     }
 
@@ -123,14 +179,36 @@ public final class HelloFlyweight {
         return header.paramCount();
     }
 
-    /** @return the nonce of the credentials. */
+    /** @return the nonce. */
     public long nonce() {
-        return HelloCredentials.nonce(header.buffer(), header.offset());
+        return header.buffer().getLong(header.offset() + NONCE_OFFSET, ORDER);
     }
 
-    /** @return the timestamp of the credentials, ms since the epoch. */
+    /** @return the timestamp, ms since the epoch. */
     public long timestampMs() {
-        return HelloCredentials.timestampMs(header.buffer(), header.offset());
+        return header.buffer().getLong(header.offset() + TIMESTAMP_OFFSET, ORDER);
+    }
+
+    /** @return the Aeron session of the worker's vote publication, as the worker wrote it. */
+    public int voteSessionId() {
+        return header.buffer().getInt(header.offset() + VOTE_SESSION_OFFSET, ORDER);
+    }
+
+    /** @return the UDP port the worker's results arrive on. */
+    public int resultPort() {
+        return header.buffer().getShort(header.offset() + RESULT_PORT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** @return length of the result address: 0 (IPC), 4 (IPv4) or 16 (IPv6); anything else is malformed. */
+    public int resultAddressLength() {
+        return header.buffer().getByte(header.offset() + RESULT_ADDRESS_LENGTH_OFFSET) & 0xFF;
+    }
+
+    /**
+     * @param dst receives the {@link #resultAddressLength()} bytes of the result address.
+     */
+    public void resultAddress(final byte[] dst) {
+        header.buffer().getBytes(header.offset() + RESULT_ADDRESS_OFFSET, dst, 0, resultAddressLength());
     }
 
     /**
@@ -138,6 +216,6 @@ public final class HelloFlyweight {
      * @return true when the HELLO's MAC is the one of that secret.
      */
     public boolean verify(final HelloCredentials credentials) {
-        return credentials.verify(header.buffer(), header.offset());
+        return credentials.verify(header.buffer(), header.offset(), MAC_OFFSET);
     }
 }

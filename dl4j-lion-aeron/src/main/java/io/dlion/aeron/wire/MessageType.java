@@ -2,7 +2,7 @@ package io.dlion.aeron.wire;
 
 /** Message type codes of the {@link MessageHeaderFlyweight#TYPE_OFFSET} field. Codes are never reused. */
 public final class MessageType {
-    /** Worker to server: announces a worker of a job with its parameter count; body reserved for credentials. */
+    /** Worker to server: announces a worker of a job with its parameter count and result endpoint ({@link HelloFlyweight}). */
     public static final int HELLO = 1;
     /** Worker to server: one chunk of a worker's packed sign vote. */
     public static final int VOTE_CHUNK = 2;
@@ -19,6 +19,11 @@ public final class MessageType {
      * the live worker that hands the joining worker the job's parameters as of the start of that round. No body.
      */
     public static final int JOIN_NOTICE = 5;
+    /**
+     * Server to workers: the answer to a worker's accepted HELLO, proving the server holds the job's secret and naming
+     * the session it publishes on ({@link HelloAckFlyweight}).
+     */
+    public static final int HELLO_ACK = 6;
 
     private MessageType() {
     }
@@ -39,6 +44,8 @@ public final class MessageType {
                 return "ROUND_ABORT";
             case JOIN_NOTICE:
                 return "JOIN_NOTICE";
+            case HELLO_ACK:
+                return "HELLO_ACK";
             default:
                 return "UNKNOWN(" + type + ")";
         }

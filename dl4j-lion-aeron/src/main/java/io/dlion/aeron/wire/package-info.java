@@ -6,7 +6,8 @@
  *   <li>{@link io.dlion.aeron.wire.HelloFlyweight} (HELLO and join HELLO, with {@link io.dlion.aeron.wire.HelloCredentials}),
  *       {@link io.dlion.aeron.wire.VoteChunkFlyweight}: worker to server;</li>
  *   <li>{@link io.dlion.aeron.wire.ResultChunkFlyweight}, {@link io.dlion.aeron.wire.JoinNoticeFlyweight},
- *       {@link io.dlion.aeron.wire.RoundAbortFlyweight}: server to workers;</li>
+ *       {@link io.dlion.aeron.wire.RoundAbortFlyweight}, {@link io.dlion.aeron.wire.HelloAckFlyweight} (the answer to a
+ *       HELLO, signed with {@link io.dlion.aeron.wire.HelloCredentials}): server to workers;</li>
  *   <li>{@link io.dlion.aeron.wire.MessageType}, {@link io.dlion.aeron.wire.Encoding} (body encodings, core's codecs),
  *       {@link io.dlion.aeron.wire.ChunkLayout} (the chunk grid of a shard), {@link io.dlion.aeron.wire.WireBuffers}.</li>
  * </ul>

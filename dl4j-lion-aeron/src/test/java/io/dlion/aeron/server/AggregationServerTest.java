@@ -47,7 +47,7 @@ class AggregationServerTest {
         }
         final UnsafeBuffer frame = new UnsafeBuffer(new byte[VoteChunkFlyweight.length((long)CHUNK_WORDS * 64)]);
         for (int w = 0; w < WORKERS; w++) {
-            final int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, w, 0, PARAMS, null, 0, 0);
+            final int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, w, 0, PARAMS, 10 + w, null, 0, null, 0, 0);
             assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10 + w));
         }
         final long[][] signs = {new long[(int)((PARAMS + 63) >>> 6)]};

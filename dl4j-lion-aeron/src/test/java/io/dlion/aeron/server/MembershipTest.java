@@ -68,21 +68,46 @@ class MembershipTest {
             StandardCharsets.US_ASCII)), NOW_MS, -1, false), "another secret");
         assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 100, credentials, NOW_MS - 2 * SKEW_MS, -1, false), "stale");
         assertNull(hello(membership, 0, 0, 100, credentials, NOW_MS, -1, false));
-        assertEquals(RejectReason.BAD_CREDENTIALS, replay(membership, 100), "a replay of the accepted HELLO");
-        assertEquals(RejectReason.BAD_CREDENTIALS, hello(membership, 0, 0, 200, credentials, NOW_MS - 1, -1, false), "older than the last");
+        assertEquals(RejectReason.REPLAYED_HELLO, replay(membership, 100), "a replay of the accepted HELLO on its own session");
+        assertEquals(RejectReason.REPLAYED_HELLO, replay(membership, 300), "a copy of the accepted HELLO sent from another session");
+        assertEquals(RejectReason.REPLAYED_HELLO, hello(membership, 0, 0, 200, credentials, NOW_MS - 1, -1, false), "older than the last");
         assertTrue(membership.isBound(0, 100));
         assertEquals(1, counters.workersJoined().get());
     }
 
     @Test
+    void shouldRefuseAHelloNamingAnotherSessionThanTheOneItCameOn() {
+        final Membership membership = membership(null);
+        final int length = hello.wrap(frame, 0).encode(1, 0, 0, 1, 0, PARAMS, 100, null, 0, null, 0, 0);
+        assertEquals(RejectReason.REPLAYED_HELLO, membership.onHello(hello, length, 1, 101, -1, false));
+        assertFalse(membership.isBound(1, 101));
+        assertEquals(0, counters.workersJoined().get());
+    }
+
+    @Test
+    void shouldTakeARepeatedHelloAsNoChange() {
+        final Membership membership = membership(SECRET);
+        assertNull(hello(membership, 1, 3, 100, credentials, NOW_MS, -1, false));
+        membership.drop(0b010);
+        assertNull(hello(membership, 1, 3, 100, credentials, NOW_MS + 1, -1, false), "the same HELLO again, fresh");
+        assertEquals(1, counters.workersJoined().get(), "a repeat is not a new HELLO");
+        assertEquals(0b101, membership.activeMask(), "and does not undo a drop");
+        assertNull(hello(membership, 1, 4, 100, credentials, NOW_MS + 2, -1, false), "a later round");
+        assertEquals(1, counters.workersJoined().get(), "the same session: no new binding");
+        assertEquals(0b111, membership.activeMask(), "a HELLO naming a later round makes the worker active again");
+    }
+
+    @Test
     void shouldRefuseHellosOfAnotherShardOrVector() {
         final Membership membership = membership(null);
-        final int length = hello.wrap(frame, 0).encode(1, 0, 0, 0, 1, PARAMS, null, 0, 0);
+        final int length = hello.wrap(frame, 0).encode(1, 0, 0, 0, 1, PARAMS, 100, null, 0, null, 0, 0);
         assertEquals(RejectReason.WRONG_SHARD, membership.onHello(hello, length, 0, 100, -1, false));
-        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS + 1, null, 0, 0);
+        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS + 1, 100, null, 0, null, 0, 0);
         assertEquals(RejectReason.PARAM_COUNT_MISMATCH, membership.onHello(hello, length, 0, 100, -1, false));
-        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS, null, 0, 0);
+        hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS, 100, null, 0, null, 0, 0);
         assertEquals(RejectReason.BAD_LENGTH, membership.onHello(hello, length + 1, 0, 100, -1, false));
+        frame.putByte(HelloFlyweight.RESULT_ADDRESS_LENGTH_OFFSET, (byte)5);
+        assertEquals(RejectReason.MALFORMED, membership.onHello(hello, length, 0, 100, -1, false), "a result address of 5 bytes");
         assertEquals(0, membership.boundMask());
     }
 
@@ -153,7 +178,8 @@ class MembershipTest {
 
     private RejectReason hello(final Membership membership, final int worker, final long round, final int sessionId,
         final HelloCredentials signer, final long timestampMs, final long latestRound, final boolean roundCompleted) {
-        final int length = hello.wrap(frame, 0).encode(1, round, 0, worker, 0, PARAMS, signer, timestampMs ^ worker, timestampMs);
+        final int length = hello.wrap(frame, 0).encode(1, round, 0, worker, 0, PARAMS, sessionId, null, 0, signer, timestampMs ^ worker,
+            timestampMs);
         return membership.onHello(hello.wrapForRead(frame, 0), length, worker, sessionId, latestRound, roundCompleted);
     }
 

@@ -89,7 +89,9 @@ class WireFormatGoldenTest {
     void shouldWriteAndReadHelloAsGolden() {
         final byte[] golden = golden("hello-v1.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        assertEquals(HelloFlyweight.LENGTH, new HelloFlyweight().wrap(buffer, 0).encode(77, 0, 0, 2, 0, 10_000_000L, null, 0, 0));
+        assertEquals(HelloFlyweight.LENGTH, new HelloFlyweight().wrap(buffer, 0).encode(77, 0, 0, 2, 0, 10_000_000L, 0x0A0B0C0D,
+            new byte[] {10, 0, 0, 7}, 40125, null, 0x1122334455667788L, 1_700_000_000_000L));
+        assertEquals(golden.length, HelloFlyweight.LENGTH);
         assertArrayEquals(golden, buffer.byteArray());
 
         final HelloFlyweight hello = new HelloFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
@@ -101,17 +103,75 @@ class WireFormatGoldenTest {
         assertEquals(2, hello.header().workerId());
         assertEquals(0, hello.header().shard());
         assertEquals(10_000_000L, hello.paramCount());
+        assertEquals(0x1122334455667788L, hello.nonce());
+        assertEquals(1_700_000_000_000L, hello.timestampMs());
+        assertEquals(0x0A0B0C0D, hello.voteSessionId());
+        assertEquals(4, hello.resultAddressLength());
+        final byte[] address = new byte[4];
+        hello.resultAddress(address);
+        assertArrayEquals(new byte[] {10, 0, 0, 7}, address);
+        assertEquals(40125, hello.resultPort());
+    }
+
+    @Test
+    void shouldWriteAndReadHelloAckAsGolden() {
+        final byte[] golden = golden("hello-ack-v1.hex");
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
+        assertEquals(HelloAckFlyweight.LENGTH, new HelloAckFlyweight().wrap(buffer, 0).encode(77, 300, 1000, 0, 2, 1, 10_000_000L,
+            0x1122334455667788L, 0x01020304, null));
+        assertEquals(golden.length, HelloAckFlyweight.LENGTH);
+        assertArrayEquals(golden, buffer.byteArray());
+
+        final HelloAckFlyweight ack = new HelloAckFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        assertEquals(MessageType.HELLO_ACK, ack.header().type());
+        assertEquals(Encoding.NONE, ack.header().encoding());
+        assertEquals(77, ack.header().jobId());
+        assertEquals(300, ack.joinRound());
+        assertEquals(0, ack.donor());
+        assertEquals(2, ack.header().workerId());
+        assertEquals(1, ack.header().shard());
+        assertEquals(1000, ack.header().chunkWordOffset());
+        assertEquals(10_000_000L, ack.header().paramCount());
+        assertEquals(0x1122334455667788L, ack.nonce());
+        assertEquals(0x01020304, ack.serverSessionId());
+    }
+
+    @Test
+    void shouldSignHelloAckOverHeaderNonceAndServerSession() {
+        final HelloCredentials credentials = new HelloCredentials(SECRET);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
+        final HelloAckFlyweight ack = new HelloAckFlyweight().wrap(buffer, 0);
+        assertEquals(HelloAckFlyweight.SIGNED_LENGTH, ack.encode(77, HelloAckFlyweight.NO_JOIN, 0, JoinNoticeFlyweight.NO_DONOR, 2, 0,
+            10_000_000L, 42L, 0x01020304, credentials));
+        assertEquals(Encoding.HMAC_SHA256, ack.header().encoding());
+        assertTrue(ack.verify(credentials));
+        assertFalse(ack.verify(new HelloCredentials("another job's secret, 32 bytes!".getBytes(StandardCharsets.US_ASCII))));
+        buffer.putInt(HelloAckFlyweight.SERVER_SESSION_OFFSET, 0x01020305, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertFalse(ack.verify(credentials), "the MAC covers the server's session");
+        buffer.putInt(HelloAckFlyweight.SERVER_SESSION_OFFSET, 0x01020304, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertTrue(ack.verify(credentials));
+        buffer.putLong(HelloAckFlyweight.NONCE_OFFSET, 43L, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertFalse(ack.verify(credentials), "the MAC covers the nonce");
     }
 
     @Test
     void shouldWriteJoinHelloAndJoinNoticeAsGolden() {
         final byte[] hello = golden("hello-join-v1.hex");
         final UnsafeBuffer helloBuffer = new UnsafeBuffer(new byte[hello.length]);
-        new HelloFlyweight().wrap(helloBuffer, 0).encode(77, HelloFlyweight.JOIN_ROUND, 0, 2, 0, 10_000_000L, null, 0, 0);
+        final byte[] ipv6 = new byte[16];
+        ipv6[0] = (byte)0xFD;
+        ipv6[15] = 7;
+        new HelloFlyweight().wrap(helloBuffer, 0).encode(77, HelloFlyweight.JOIN_ROUND, 0, 2, 0, 10_000_000L, 0x0A0B0C0D, ipv6, 40126, null,
+            0x1122334455667788L, 1_700_000_000_000L);
         assertArrayEquals(hello, helloBuffer.byteArray());
         final HelloFlyweight readHello = new HelloFlyweight().wrapForRead(new UnsafeBuffer(hello), 0);
         assertTrue(readHello.isJoin());
         assertEquals(2, readHello.header().workerId());
+        assertEquals(16, readHello.resultAddressLength());
+        final byte[] address = new byte[16];
+        readHello.resultAddress(address);
+        assertArrayEquals(ipv6, address);
+        assertEquals(40126, readHello.resultPort());
 
         final byte[] notice = golden("join-notice-v1.hex");
         final UnsafeBuffer noticeBuffer = new UnsafeBuffer(new byte[notice.length]);
@@ -140,14 +200,22 @@ class WireFormatGoldenTest {
     }
 
     @Test
-    void shouldSignHelloOverHeaderNonceAndTimestamp() {
+    void shouldSignHelloOverHeaderNonceTimestampSessionAndEndpoint() {
         final HelloCredentials credentials = new HelloCredentials(SECRET);
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[HelloFlyweight.SIGNED_LENGTH]);
         final HelloFlyweight hello = new HelloFlyweight().wrap(buffer, 0);
-        assertEquals(HelloFlyweight.SIGNED_LENGTH, hello.encode(77, 4, 1000, 2, 1, 10_000_000L, credentials, 0x1122334455667788L, 1_700_000_000_000L));
+        assertEquals(HelloFlyweight.SIGNED_LENGTH, hello.encode(77, 4, 1000, 2, 1, 10_000_000L, 0x0A0B0C0D, new byte[] {127, 0, 0, 1}, 40125,
+            credentials, 0x1122334455667788L, 1_700_000_000_000L));
         assertEquals(Encoding.HMAC_SHA256, hello.header().encoding());
         assertEquals(0x1122334455667788L, hello.nonce());
         assertEquals(1_700_000_000_000L, hello.timestampMs());
+        assertTrue(hello.verify(credentials));
+        buffer.putShort(HelloFlyweight.RESULT_PORT_OFFSET, (short)40126, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertFalse(hello.verify(credentials), "the MAC covers the result endpoint");
+        buffer.putShort(HelloFlyweight.RESULT_PORT_OFFSET, (short)40125, java.nio.ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(HelloFlyweight.VOTE_SESSION_OFFSET, 0x0A0B0C0E, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertFalse(hello.verify(credentials), "the MAC covers the vote session");
+        buffer.putInt(HelloFlyweight.VOTE_SESSION_OFFSET, 0x0A0B0C0D, java.nio.ByteOrder.LITTLE_ENDIAN);
         assertTrue(hello.verify(credentials));
         hello.header().round(5);
         assertFalse(hello.verify(credentials), "the MAC covers the header");

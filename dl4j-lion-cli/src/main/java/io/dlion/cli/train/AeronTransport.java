@@ -1,5 +1,6 @@
 package io.dlion.cli.train;
 
+import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.LocalAeronJob;
@@ -21,7 +22,15 @@ final class AeronTransport implements VoteTransport {
             .paramCount(params)
             .rule(rule)
             .transport(udp ? LocalAeronJob.Transport.UDP : LocalAeronJob.Transport.IPC)
-            .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10))));
+            .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10))
+            .secret(udp ? randomSecret() : null)));
+    }
+
+    /** A UDP job in one JVM is still reachable from the network: it runs with a secret of its own, never written anywhere. */
+    private static byte[] randomSecret() {
+        final byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        return secret;
     }
 
     @Override

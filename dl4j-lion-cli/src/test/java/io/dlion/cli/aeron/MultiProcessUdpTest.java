@@ -76,7 +76,7 @@ class MultiProcessUdpTest {
                 DLionCli.class.getName(), "vote-worker",
                 "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
                 "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
-                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+                "--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--insecure"));
             processes.add(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 

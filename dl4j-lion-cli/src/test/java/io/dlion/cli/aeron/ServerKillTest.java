@@ -55,7 +55,7 @@ class ServerKillTest {
         final int controlPort = TestPorts.freeUdpPort();
         final File secret = File.createTempFile("dlion-secret", ".bin");
         secret.deleteOnExit();
-        java.nio.file.Files.write(secret.toPath(), Frames.SECRET);
+        Frames.writeSecret(secret.toPath());
         final List<String> udp = List.of("--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--secret-file", secret.getPath());
 
         final Process first = start("server", udp, "--job", Integer.toString(JOB), "--workers", Integer.toString(N),

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -67,17 +68,13 @@ class WorkerKillTest {
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).minVoters(2)
-            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS)).secret(Frames.SECRET)
-            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
-        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(serverRunner);
         final File secret = File.createTempFile("dlion-secret", ".bin");
         secret.deleteOnExit();
-        java.nio.file.Files.write(secret.toPath(), Frames.SECRET);
+        Frames.writeSecret(secret.toPath());
 
+        // the workers first, the server once every worker is up: round 0's short deadline must not run out on a worker
+        // whose JVM is still starting
+        final CountDownLatch up = new CountDownLatch(N);
         final List<CompletableFuture<List<String>>> outputs = new ArrayList<>();
         for (int i = 0; i < N; i++) {
             final Process process = new ProcessBuilder(List.of(
@@ -86,12 +83,20 @@ class WorkerKillTest {
                 "-cp", System.getProperty("java.class.path"), DLionCli.class.getName(), "vote-worker",
                 "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(N),
                 "--params", Long.toString(PARAMS), "--rounds", Integer.toString(ROUNDS), "--seed", Long.toString(SEED),
-                "--round-pause-ms", "50", "--timeout-ms", "20000", "--secret-file", secret.getPath(),
+                "--round-pause-ms", "50", "--timeout-ms", "20000", "--connect-timeout-ms", "60000", "--secret-file", secret.getPath(),
                 "--udp", "127.0.0.1:" + votePort + ":" + controlPort)).redirectErrorStream(true).start();
             processes.add(process);
             final String killAfter = i == N - 1 ? "round 4 " : null;
-            outputs.add(CompletableFuture.supplyAsync(() -> lines(process, killAfter)));
+            outputs.add(CompletableFuture.supplyAsync(() -> lines(process, killAfter, up)));
         }
+        assertTrue(up.await(60, TimeUnit.SECONDS), "every worker started");
+        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).minVoters(2)
+            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS)).secret(Frames.SECRET)
+            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
+        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
+        AgentRunner.startOnThread(serverRunner);
         final List<String> victim = outputs.get(N - 1).get(60, TimeUnit.SECONDS);
         final long killedAtNs = System.nanoTime();
         assertTrue(victim.get(victim.size() - 1).startsWith("round 4 "), String.join("\n", victim));
@@ -142,12 +147,15 @@ class WorkerKillTest {
             DEADLINE_MS, slowestMicros / 1000, twoVoterRounds, detectMs, ROUNDS);
     }
 
-    private List<String> lines(final Process process, final String killAfter) {
+    private List<String> lines(final Process process, final String killAfter, final CountDownLatch up) {
         final List<String> lines = new ArrayList<>();
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lines.add(line);
+                if (line.endsWith(" connecting")) {
+                    up.countDown();
+                }
                 if (killAfter != null && line.startsWith(killAfter)) {
                     process.destroyForcibly();
                     return lines;
