@@ -138,7 +138,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
                 .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0))
                 .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(plan.serverHost, plan.votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
-                    Channels.udpResultsSubscription(plan.serverHost, plan.votePort + 1, host), Configuration.RESULT_STREAM_ID_DEFAULT))));
+                    Channels.udpResultsSubscription(host), Configuration.RESULT_STREAM_ID_DEFAULT))));
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
             final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
                 .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
