@@ -22,6 +22,13 @@ public final class Configuration {
     public static final int RESULT_STREAM_ID_DEFAULT = 1702;
 
     /**
+     * Stream id of hand-overs (a donor's state for a rejoining worker): on the vote channel from the donor to the server,
+     * and on the result channel from the server to the joining worker.
+     */
+    public static final String HANDOVER_STREAM_ID_PROP_NAME = "dlion.aeron.handover.stream.id";
+    public static final int HANDOVER_STREAM_ID_DEFAULT = 1703;
+
+    /**
      * Words (64 parameters each) per chunk, the same on the server and every worker; the vote channel's MTU
      * must hold {@code 64 + 8 * chunkWords} bytes (the default needs {@code mtu=8k}).
      */
@@ -80,6 +87,11 @@ public final class Configuration {
     /** @return stream id of the results, from {@value #RESULT_STREAM_ID_PROP_NAME}, or its default. */
     public static int resultStreamId() {
         return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
+    }
+
+    /** @return stream id of hand-overs, from {@value #HANDOVER_STREAM_ID_PROP_NAME}, or its default. */
+    public static int handOverStreamId() {
+        return Integer.getInteger(HANDOVER_STREAM_ID_PROP_NAME, HANDOVER_STREAM_ID_DEFAULT);
     }
 
     /**

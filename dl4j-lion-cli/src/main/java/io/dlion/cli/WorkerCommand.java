@@ -3,6 +3,7 @@ package io.dlion.cli;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.nd4j.linalg.factory.Nd4j;
@@ -90,11 +92,17 @@ public final class WorkerCommand implements Callable<Integer> {
         + " before the worker fails (default: ${DEFAULT-VALUE})")
     long awaitTimeoutSeconds = 600;
 
-    @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here")
+    @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here"
+        + " (default: none, the parameters go over the network, relayed by the server)")
     Path syncDir;
 
-    @Option(names = "--rejoin", description = "this worker restarts in a running job: take a live donor's parameters (needs --sync-dir)")
+    @Option(names = "--rejoin", description = "this worker restarts in a running job: take a live donor's parameters")
     boolean rejoin;
+
+    @Option(names = "--run-id", description = "id of this start of the job, the same on every worker: checkpoints and hand-overs carry it"
+        + " and another run's are refused (default: DLION_RUN_ID, SLURM_JOB_ID, TORCHELASTIC_RUN_ID; a resume passes the run id of"
+        + " its checkpoints)")
+    String runIdFlag;
 
     @Option(names = "--checkpoint-dir", description = "directory of this worker's checkpoint worker-<id>.zip (parameters, momentum, round)")
     Path checkpointDir;
@@ -166,7 +174,27 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     private Recovery recovery() {
-        return new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume);
+        return new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume, new JobRun(job, runId()));
+    }
+
+    /** Variables a run id is taken from when --run-id is not given, in order. */
+    static final List<String> RUN_ID_VARIABLES = List.of("DLION_RUN_ID", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID");
+
+    /** @return --run-id, else the first of {@link #RUN_ID_VARIABLES} set, else "" (none). */
+    String runId() {
+        if (runIdFlag != null) {
+            if (runIdFlag.isBlank()) {
+                throw new IllegalArgumentException("--run-id must not be blank");
+            }
+            return runIdFlag;
+        }
+        for (final String name : RUN_ID_VARIABLES) {
+            final String value = env.get(name);
+            if (value != null && !value.isBlank()) {
+                return value;
+            }
+        }
+        return "";
     }
 
     @Override
@@ -183,21 +211,27 @@ public final class WorkerCommand implements Callable<Integer> {
         final long params = trainer.parameterCount();
         final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;
         final byte[] secret = secretFile == null ? null : Files.readAllBytes(secretFile);
+        if (recovery.run().runId().isEmpty()) {
+            System.out.println("worker " + workerId + ": no run id (--run-id, " + String.join(", ", RUN_ID_VARIABLES) + "): checkpoints and"
+                + " hand-overs of an earlier start of job " + job + " without a run id cannot be told apart from this one's");
+        }
+        final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
-            localHost, aeronDir, secret, lossRate, firstRound, rejoin);
+            localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
         try {
             trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
         } catch (final Exception ex) {
             final RejoinRequiredException lost = rejoinRequired(ex);
-            if (lost == null || syncDir == null) {
+            if (lost == null) {
                 throw ex;
             }
-            // the server restarted while this worker was one round behind: take a live worker's parameters and go on
+            // this worker lost a round's result (a server restart while it was one round behind, or results it missed):
+            // take a live worker's parameters and go on
             System.out.println(lost.getMessage() + "; rejoining");
             final RemoteTransport.Settings again = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort,
-                controlPort, localHost, aeronDir, secret, lossRate, 0, true);
+                controlPort, localHost, aeronDir, secret, lossRate, 0, true, recovery.run(), network);
             new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again),
-                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false));
+                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
         }
         return 0;
     }

@@ -7,9 +7,12 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.job.HandOver;
 import io.dlion.vote.VoteRule;
 
 /**
@@ -19,8 +22,10 @@ import io.dlion.vote.VoteRule;
  */
 public final class RemoteTransport implements VoteTransport {
     private final AeronRuntime runtime;
+    private final Settings settings;
     private final AeronVoteExchange.Context template;
     private AeronVoteExchange exchange;
+    private AeronHandOver handOver;
 
     /**
      * Where the server is and how this worker talks to it.
@@ -38,13 +43,17 @@ public final class RemoteTransport implements VoteTransport {
      * @param lossRate    fault injection: fraction of received UDP data frames the embedded driver drops (0 = none).
      * @param firstRound  the round this worker votes in first (a worker resuming from its checkpoint), else 0.
      * @param join        true for a worker that rejoins the running job and waits for a donor's parameters.
+     * @param run         the job and run id its checkpoints and hand-overs carry.
+     * @param network     true: hand-overs go over Aeron, relayed by the server ({@link AeronHandOver}); false: none here
+     *                    (a shared directory instead).
      */
     public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
-        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join) {
+        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
     }
 
     /** @param s where the server is and how to reach it. */
     public RemoteTransport(final Settings s) {
+        this.settings = s;
         final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
         if (s.lossRate() > 0) {
             runtimeCtx.receiveLossRate(s.lossRate());
@@ -62,8 +71,18 @@ public final class RemoteTransport implements VoteTransport {
         if (exchange != null) {
             throw new IllegalStateException("one worker per process");
         }
+        if (settings.network()) {
+            handOver = new AeronHandOver(new AeronHandOver.Context().aeron(runtime.aeron()).jobId(settings.job()).workers(settings.workers())
+                .workerId(id).run(settings.run()).secret(settings.secret()).shard(template.shards().get(0)).join(settings.join()));
+            template.sideAgent(handOver);
+        }
         exchange = new AeronVoteExchange(template.workerId(id));
         return exchange;
+    }
+
+    @Override
+    public HandOver handOver() {
+        return handOver;
     }
 
     @Override
@@ -80,6 +99,9 @@ public final class RemoteTransport implements VoteTransport {
     public void close() {
         if (exchange != null) {
             exchange.close();
+        }
+        if (handOver != null) {
+            handOver.close();
         }
         runtime.close();
     }
