@@ -154,7 +154,8 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return the result; its arrays are reused by the next round, valid until the next {@link #submit}.
      * @throws TimeoutException        when the result is not complete in time.
      * @throws QuorumLostException     when a shard's server aborted the round.
-     * @throws RejoinRequiredException when a server tells this worker to rejoin.
+     * @throws RejoinRequiredException when a server tells this worker to rejoin, or a frame of a later round arrives while
+     *                                 this round's result is incomplete (the rest of it will never come).
      */
     @Override
     public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
@@ -181,6 +182,9 @@ public final class AeronVoteExchange implements VoteExchange {
                     }
                     if (session.rejoinRequired() != null) {
                         throw new RejoinRequiredException(round, session.rejoinRequired());
+                    }
+                    if (session.laterRoundSeen() >= 0) {
+                        throw new RejoinRequiredException(round, ctx.workerId, session.laterRoundSeen());
                     }
                     done &= shard.resultDone();
                 }

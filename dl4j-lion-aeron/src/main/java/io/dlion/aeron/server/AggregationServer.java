@@ -123,7 +123,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 + " (use mtu=8k or fewer chunkWords)");
         }
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs, ctx.epochClock, counters);
-        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), counters);
+        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
         this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters);
         try {
             this.relay = new HandOverRelay(ctx.aeron, ctx.voteChannel, ctx.resultChannel, ctx.handOverStreamId, ctx.jobId(), workers, ctx.shard,
