@@ -22,8 +22,9 @@ public final class Configuration {
     public static final int RESULT_STREAM_ID_DEFAULT = 1702;
 
     /**
-     * Stream id of hand-overs (a donor's state for a rejoining worker): on the vote channel from the donor to the server,
-     * and on the result channel from the server to the joining worker.
+     * Stream id of hand-overs (a donor's state for a rejoining worker) on the vote channel, from the donor to the server;
+     * the server relays them on the result channel on the next stream id (this + 1), to the joining worker. Two ids, so
+     * that the relay never reads its own frames where both channels are one (IPC).
      */
     public static final String HANDOVER_STREAM_ID_PROP_NAME = "dlion.aeron.handover.stream.id";
     public static final int HANDOVER_STREAM_ID_DEFAULT = 1703;

@@ -120,7 +120,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         try {
             pub = ctx.aeron.addExclusivePublication(ctx.shard.voteChannel(), ctx.streamId);
             if (ctx.join) {
-                subscription = ctx.aeron.addSubscription(ctx.shard.resultChannel(), ctx.streamId);
+                subscription = ctx.aeron.addSubscription(ctx.shard.resultChannel(), ctx.streamId + 1);
             }
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(pub);
@@ -224,7 +224,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
     public DLionCheckpoint take(final JoinNotice notice, final long timeoutMillis, final Runnable idle)
         throws IOException, TimeoutException, InterruptedException {
         if (subscription == null) {
-            subscription = ctx.aeron.addSubscription(ctx.shard.resultChannel(), ctx.streamId);
+            subscription = ctx.aeron.addSubscription(ctx.shard.resultChannel(), ctx.streamId + 1);
         }
         final Incoming in = new Incoming(notice);
         final FragmentHandler handler = in::onFragment;
@@ -510,8 +510,10 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
                     + secret.length);
             }
             Objects.requireNonNull(shard, "shard");
-            if (streamId == shard.voteStreamId() || streamId == shard.resultStreamId()) {
-                throw new IllegalArgumentException("streamId must differ from the shard's vote and result stream ids, got " + streamId);
+            if (streamId == shard.voteStreamId() || streamId == shard.resultStreamId() || streamId + 1 == shard.voteStreamId()
+                || streamId + 1 == shard.resultStreamId()) {
+                throw new IllegalArgumentException("streamId and streamId + 1 must differ from the shard's vote and result stream ids, got "
+                    + streamId);
             }
             if (timeoutMs <= 0) {
                 throw new IllegalArgumentException("timeoutMs must be > 0, got " + timeoutMs);
@@ -617,7 +619,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         }
 
         /**
-         * @param streamId of the hand-overs on both channels, as the server's.
+         * @param streamId of the hand-overs on the vote channel, as the server's; they come down the result channel on
+         *                 {@code streamId + 1}.
          * @return this for a fluent API.
          */
         public Context streamId(final int streamId) {

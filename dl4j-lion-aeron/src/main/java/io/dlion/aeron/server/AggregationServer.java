@@ -417,9 +417,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
-            if (handOverStreamId == voteStreamId || handOverStreamId == resultStreamId) {
-                throw new IllegalArgumentException("handOverStreamId must differ from voteStreamId=" + voteStreamId + " and resultStreamId="
-                    + resultStreamId + ", got " + handOverStreamId);
+            if (handOverStreamId == voteStreamId || handOverStreamId == resultStreamId || handOverStreamId + 1 == voteStreamId
+                || handOverStreamId + 1 == resultStreamId) {
+                throw new IllegalArgumentException("handOverStreamId and handOverStreamId + 1 must differ from voteStreamId=" + voteStreamId
+                    + " and resultStreamId=" + resultStreamId + ", got " + handOverStreamId);
             }
             if (windowChunks < 1) {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
@@ -543,8 +544,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
 
         /**
-         * @param streamId of hand-overs relayed from donors (on the vote channel) to joining workers (on the result
-         *                 channel); must differ from the vote and result stream ids.
+         * @param streamId of hand-overs from donors on the vote channel; the server relays them to joining workers on the
+         *                 result channel with {@code streamId + 1}. Neither may be the vote or result stream id.
          * @return this for a fluent API.
          */
         public Context handOverStreamId(final int streamId) {

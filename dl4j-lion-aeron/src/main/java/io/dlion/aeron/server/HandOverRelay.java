@@ -24,8 +24,8 @@ import org.agrona.collections.Int2ObjectHashMap;
  * every frame on unchanged. So a worker never needs to reach another worker, and no directory is shared: the donor
  * already reaches the server (its votes), the joining worker already hears from it (its results).
  * <pre>
- *   donor --HANDOVER_BEGIN, HANDOVER_CHUNK...--> vote channel, hand-over stream --> relay
- *   relay --same frames--> result channel, hand-over stream --> joining worker (the only subscriber of that stream)
+ *   donor --HANDOVER_BEGIN, HANDOVER_CHUNK...--> vote channel, hand-over stream S --> relay
+ *   relay --same frames--> result channel, stream S + 1 --> joining worker (the only subscriber of that stream)
  * </pre>
  * A transfer starts with a {@link HandOverBeginFlyweight}: of this job, one joining worker, a donor that is not the
  * joining worker and, when the job has a secret, a valid HMAC of it. That binds the Aeron session it came from to the
@@ -65,7 +65,7 @@ final class HandOverRelay implements AutoCloseable {
      * @param aeron         client to add the subscription, publication and counters with.
      * @param inChannel     the server's vote channel: donors send here.
      * @param outChannel    the server's result channel: joining workers subscribe here.
-     * @param streamId      the hand-over stream id on both channels.
+     * @param streamId      the hand-over stream id on the vote channel; the relayed frames go out on {@code streamId + 1}.
      * @param jobId         of the job.
      * @param workers       of the job.
      * @param shard         index of the server's shard (for the counters' labels).
@@ -86,7 +86,7 @@ final class HandOverRelay implements AutoCloseable {
         Counter rejected = null;
         try {
             sub = aeron.addSubscription(inChannel, streamId);
-            pub = aeron.addExclusivePublication(outChannel, streamId);
+            pub = aeron.addExclusivePublication(outChannel, streamId + 1);
             relayed = aeron.addCounter(Configuration.SERVER_COUNTER_TYPE_ID, prefix + "hand-over frames relayed");
             bytes = aeron.addCounter(Configuration.SERVER_COUNTER_TYPE_ID, prefix + "hand-over bytes relayed (payload)");
             rejected = aeron.addCounter(Configuration.SERVER_COUNTER_TYPE_ID, prefix + "hand-over frames rejected");
