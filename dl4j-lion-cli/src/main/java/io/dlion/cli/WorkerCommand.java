@@ -9,7 +9,9 @@ import java.util.Map;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
@@ -112,6 +114,16 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--resume", description = "start from this worker's checkpoint in --checkpoint-dir (whole-job restart)")
     boolean resume;
+
+    @Option(names = "--with-server", description = "the worker of rank 0 also runs the aggregation server in its process, listening on"
+        + " the vote port and control port of every host (the others connect to it as to './dlion server'); other ranks ignore it")
+    boolean withServer;
+
+    @Option(names = "--round-timeout-ms", description = "with --with-server: the server's round deadline (default: ${DEFAULT-VALUE})")
+    long roundTimeoutMs = 30_000;
+
+    @Option(names = "--min-voters", description = "with --with-server: the server's quorum (default: a majority of the workers)")
+    int minVoters;
 
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
@@ -218,8 +230,21 @@ public final class WorkerCommand implements Callable<Integer> {
         final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
             localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
+        if (withServer && workerId == 0) {
+            try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs, minVoters)) {
+                train(trainer, config, settings, recovery, hosted.runtime());
+                hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
+            }
+        } else {
+            train(trainer, config, settings, recovery, null);
+        }
+        return 0;
+    }
+
+    private void train(final Trainer trainer, final TrainConfig config, final RemoteTransport.Settings settings, final Recovery recovery,
+        final AeronRuntime shared) throws Exception {
         try {
-            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, shared), recovery);
         } catch (final Exception ex) {
             final RejoinRequiredException lost = rejoinRequired(ex);
             if (lost == null) {
@@ -228,12 +253,12 @@ public final class WorkerCommand implements Callable<Integer> {
             // this worker lost a round's result (a server restart while it was one round behind, or results it missed):
             // take a live worker's parameters and go on
             System.out.println(lost.getMessage() + "; rejoining");
-            final RemoteTransport.Settings again = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort,
-                controlPort, localHost, aeronDir, secret, lossRate, 0, true, recovery.run(), network);
-            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again),
+            final RemoteTransport.Settings s = settings;
+            final RemoteTransport.Settings again = new RemoteTransport.Settings(s.job(), s.workers(), s.params(), s.rule(), s.server(),
+                s.votePort(), s.controlPort(), s.localHost(), s.aeronDir(), s.secret(), s.lossRate(), 0, true, s.run(), s.network());
+            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again, shared),
                 new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
         }
-        return 0;
     }
 
     private static RejoinRequiredException rejoinRequired(final Throwable ex) {

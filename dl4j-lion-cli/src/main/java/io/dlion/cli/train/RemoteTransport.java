@@ -22,6 +22,7 @@ import io.dlion.vote.VoteRule;
  */
 public final class RemoteTransport implements VoteTransport {
     private final AeronRuntime runtime;
+    private final boolean ownsRuntime;
     private final Settings settings;
     private final AeronVoteExchange.Context template;
     private AeronVoteExchange exchange;
@@ -53,17 +54,36 @@ public final class RemoteTransport implements VoteTransport {
 
     /** @param s where the server is and how to reach it. */
     public RemoteTransport(final Settings s) {
+        this(s, null);
+    }
+
+    /**
+     * @param s      where the server is and how to reach it.
+     * @param shared a runtime this process already runs (e.g. the one its in-process server uses), not closed here; null:
+     *               launch one ({@link #runtime(Settings)}) and close it with the transport.
+     */
+    public RemoteTransport(final Settings s, final AeronRuntime shared) {
         this.settings = s;
-        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
-        if (s.lossRate() > 0) {
-            runtimeCtx.receiveLossRate(s.lossRate());
-        }
-        this.runtime = AeronRuntime.launch(runtimeCtx);
+        this.ownsRuntime = shared == null;
+        this.runtime = shared != null ? shared : runtime(s);
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
             .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
                 Channels.udpResultsSubscription(s.server(), s.controlPort(), s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+    }
+
+    /**
+     * @param s the settings.
+     * @return the runtime of a worker process: its own embedded driver (or the standalone one in {@code aeronDir}), with the
+     *     loss injection the settings ask for.
+     */
+    public static AeronRuntime runtime(final Settings s) {
+        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
+        if (s.lossRate() > 0) {
+            runtimeCtx.receiveLossRate(s.lossRate());
+        }
+        return AeronRuntime.launch(runtimeCtx);
     }
 
     @Override
@@ -103,6 +123,8 @@ public final class RemoteTransport implements VoteTransport {
         if (handOver != null) {
             handOver.close();
         }
-        runtime.close();
+        if (ownsRuntime) {
+            runtime.close();
+        }
     }
 }
