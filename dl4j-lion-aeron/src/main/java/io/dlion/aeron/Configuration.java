@@ -22,12 +22,13 @@ public final class Configuration {
     public static final int RESULT_STREAM_ID_DEFAULT = 1702;
 
     /**
-     * Stream id of hand-overs (a donor's state for a rejoining worker) on the vote channel, from the donor to the server;
-     * the server relays them on the result channel on the next stream id (this + 1), to the joining worker. Two ids, so
-     * that the relay never reads its own frames where both channels are one (IPC).
+     * Hand-overs (a donor's state for a rejoining worker) go from the donor to the server on the vote channel with stream
+     * id {@code voteStreamId + HANDOVER_STREAM_OFFSET} (of the first shard), and the server relays them on the result
+     * channel with the next id, to the joining worker: derived from the vote stream id, so that every job and shard that
+     * has its own vote streams has its own hand-over streams, and two ids, so that the relay never reads its own frames
+     * where both channels are one (IPC).
      */
-    public static final String HANDOVER_STREAM_ID_PROP_NAME = "dlion.aeron.handover.stream.id";
-    public static final int HANDOVER_STREAM_ID_DEFAULT = 1703;
+    public static final int HANDOVER_STREAM_OFFSET = 100;
 
     /**
      * Words (64 parameters each) per chunk, the same on the server and every worker; the vote channel's MTU
@@ -88,11 +89,6 @@ public final class Configuration {
     /** @return stream id of the results, from {@value #RESULT_STREAM_ID_PROP_NAME}, or its default. */
     public static int resultStreamId() {
         return Integer.getInteger(RESULT_STREAM_ID_PROP_NAME, RESULT_STREAM_ID_DEFAULT);
-    }
-
-    /** @return stream id of hand-overs, from {@value #HANDOVER_STREAM_ID_PROP_NAME}, or its default. */
-    public static int handOverStreamId() {
-        return Integer.getInteger(HANDOVER_STREAM_ID_PROP_NAME, HANDOVER_STREAM_ID_DEFAULT);
     }
 
     /**

@@ -114,7 +114,7 @@ public final class LocalAeronJob implements AutoCloseable {
                     .aeron(runtime.aeron()).jobId(ctx.jobId).workers(ctx.workers).paramCount(ctx.paramCount).rule(ctx.rule)
                     .shard(s).paramRange(bounds[s], to)
                     .voteChannel(serverVotes).voteStreamId(voteStream)
-                    .resultChannel(serverResults).resultStreamId(resultStream).handOverStreamId(ctx.handOverStreamId() + 2 * s)
+                    .resultChannel(serverResults).resultStreamId(resultStream)
                     .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
                     .minVoters(ctx.minVoters).secret(ctx.secret)));
                 endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
@@ -338,8 +338,9 @@ public final class LocalAeronJob implements AutoCloseable {
             if (shards < 1 || shards > Math.min(256, chunks)) {
                 throw new IllegalArgumentException("shards must be in [1, min(256, chunks=" + chunks + ")], got " + shards);
             }
-            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 4 * shards) {
-                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 4 streams per shard, got " + streamIdBase);
+            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
+                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard and the hand-over"
+                    + " streams, got " + streamIdBase);
             }
             if (!embeddedDriver && aeronDirectoryName == null) {
                 throw new IllegalArgumentException("aeronDirectoryName must be set when embeddedDriver is false");
@@ -433,11 +434,11 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @return the hand-over stream of shard 0's server, {@code base + 2 * shards} (shard s: {@code + 2s}; each relays
-         *     on the next id), after the vote and result streams of every shard.
+         * @return the hand-over stream of shard 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET}
+         *     (it relays on the next id).
          */
         public int handOverStreamId() {
-            return streamIdBase + 2 * shards;
+            return streamIdBase + Configuration.HANDOVER_STREAM_OFFSET;
         }
 
         /**

@@ -119,11 +119,11 @@ public final class WorkerCommand implements Callable<Integer> {
         + " the vote port and control port of every host (the others connect to it as to './dlion server'); other ranks ignore it")
     boolean withServer;
 
-    @Option(names = "--round-timeout-ms", description = "with --with-server: the server's round deadline (default: ${DEFAULT-VALUE})")
-    long roundTimeoutMs = 30_000;
+    @Option(names = "--round-timeout-ms", description = "with --with-server: the server's round deadline (default: 30000)")
+    Long roundTimeoutMs;
 
     @Option(names = "--min-voters", description = "with --with-server: the server's quorum (default: a majority of the workers)")
-    int minVoters;
+    Integer minVoters;
 
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
@@ -140,6 +140,15 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         if (!(lossRate >= 0 && lossRate < 1)) {
             throw new IllegalArgumentException("--loss-rate must be in [0, 1), got " + lossRate);
+        }
+        if (!withServer && (roundTimeoutMs != null || minVoters != null)) {
+            throw new IllegalArgumentException("--round-timeout-ms and --min-voters are the in-process server's: they need --with-server");
+        }
+        if (roundTimeoutMs != null && roundTimeoutMs < 1) {
+            throw new IllegalArgumentException("--round-timeout-ms must be >= 1, got " + roundTimeoutMs);
+        }
+        if (minVoters != null && (minVoters < 1 || minVoters > workers)) {
+            throw new IllegalArgumentException("--min-voters must be in [1, " + workers + "], got " + minVoters);
         }
         if (awaitTimeoutSeconds < 1) {
             throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
@@ -231,7 +240,8 @@ public final class WorkerCommand implements Callable<Integer> {
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
             localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
         if (withServer && workerId == 0) {
-            try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs, minVoters)) {
+            try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
+                minVoters == null ? 0 : minVoters)) {
                 train(trainer, config, settings, recovery, hosted.runtime());
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
             }

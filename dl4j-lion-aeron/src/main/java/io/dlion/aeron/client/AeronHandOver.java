@@ -466,7 +466,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         private JobRun run;
         private byte[] secret;
         private ShardEndpoint shard;
-        private int streamId = Configuration.handOverStreamId();
+        private int streamId;
         private boolean join;
         private long timeoutMs = TIMEOUT_MS_DEFAULT;
         private int framesPerCycle = FRAMES_PER_CYCLE_DEFAULT;
@@ -510,6 +510,9 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
                     + secret.length);
             }
             Objects.requireNonNull(shard, "shard");
+            if (streamId == 0) {
+                streamId = shard.voteStreamId() + Configuration.HANDOVER_STREAM_OFFSET;
+            }
             if (streamId == shard.voteStreamId() || streamId == shard.resultStreamId() || streamId + 1 == shard.voteStreamId()
                 || streamId + 1 == shard.resultStreamId()) {
                 throw new IllegalArgumentException("streamId and streamId + 1 must differ from the shard's vote and result stream ids, got "
@@ -620,7 +623,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
         /**
          * @param streamId of the hand-overs on the vote channel, as the server's; they come down the result channel on
-         *                 {@code streamId + 1}.
+         *                 {@code streamId + 1}. Default (0): the shard's vote stream id +
+         *                 {@link Configuration#HANDOVER_STREAM_OFFSET}, as the server's default.
          * @return this for a fluent API.
          */
         public Context streamId(final int streamId) {

@@ -390,7 +390,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int voteStreamId = Configuration.voteStreamId();
         private String resultChannel = Configuration.resultChannel();
         private int resultStreamId = Configuration.resultStreamId();
-        private int handOverStreamId = Configuration.handOverStreamId();
+        private int handOverStreamId;
         private int windowChunks = Configuration.windowChunks();
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
@@ -417,6 +417,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
+            if (handOverStreamId == 0) {
+                handOverStreamId = voteStreamId + Configuration.HANDOVER_STREAM_OFFSET;
+            }
             if (handOverStreamId == voteStreamId || handOverStreamId == resultStreamId || handOverStreamId + 1 == voteStreamId
                 || handOverStreamId + 1 == resultStreamId) {
                 throw new IllegalArgumentException("handOverStreamId and handOverStreamId + 1 must differ from voteStreamId=" + voteStreamId
@@ -545,7 +548,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         /**
          * @param streamId of hand-overs from donors on the vote channel; the server relays them to joining workers on the
-         *                 result channel with {@code streamId + 1}. Neither may be the vote or result stream id.
+         *                 result channel with {@code streamId + 1}. Neither may be the vote or result stream id. Default
+         *                 (0): {@code voteStreamId + }{@link Configuration#HANDOVER_STREAM_OFFSET}.
          * @return this for a fluent API.
          */
         public Context handOverStreamId(final int streamId) {
