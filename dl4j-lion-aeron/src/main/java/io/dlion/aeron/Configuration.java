@@ -22,6 +22,15 @@ public final class Configuration {
     public static final int RESULT_STREAM_ID_DEFAULT = 1702;
 
     /**
+     * Hand-overs (a donor's state for a rejoining worker) go from the donor to the server on the vote channel with stream
+     * id {@code voteStreamId + HANDOVER_STREAM_OFFSET} (of the first shard), and the server relays them on the result
+     * channel with the next id, to the joining worker: derived from the vote stream id, so that every job and shard that
+     * has its own vote streams has its own hand-over streams, and two ids, so that the relay never reads its own frames
+     * where both channels are one (IPC).
+     */
+    public static final int HANDOVER_STREAM_OFFSET = 100;
+
+    /**
      * Words (64 parameters each) per chunk, the same on the server and every worker; the vote channel's MTU
      * must hold {@code 64 + 8 * chunkWords} bytes (the default needs {@code mtu=8k}).
      */

@@ -235,6 +235,14 @@ public final class LocalAeronJob implements AutoCloseable {
         return servers.get(shard).counters();
     }
 
+    /**
+     * @param shard index in [0, shards).
+     * @return that shard's server (its agent runs on the job's thread: read only its counters from elsewhere).
+     */
+    public AggregationServer server(final int shard) {
+        return servers.get(shard);
+    }
+
     /** @return the workers' view of every shard: parameter slices and channels, in order. */
     public List<ShardEndpoint> shards() {
         return shards;
@@ -338,8 +346,9 @@ public final class LocalAeronJob implements AutoCloseable {
             if (shards < 1 || shards > Math.min(256, chunks)) {
                 throw new IllegalArgumentException("shards must be in [1, min(256, chunks=" + chunks + ")], got " + shards);
             }
-            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards) {
-                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard, got " + streamIdBase);
+            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
+                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard and the hand-over"
+                    + " streams, got " + streamIdBase);
             }
             if (!embeddedDriver && aeronDirectoryName == null) {
                 throw new IllegalArgumentException("aeronDirectoryName must be set when embeddedDriver is false");
@@ -430,6 +439,14 @@ public final class LocalAeronJob implements AutoCloseable {
 
         public int streamIdBase() {
             return streamIdBase;
+        }
+
+        /**
+         * @return the hand-over stream of shard 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET}
+         *     (it relays on the next id).
+         */
+        public int handOverStreamId() {
+            return streamIdBase + Configuration.HANDOVER_STREAM_OFFSET;
         }
 
         /**

@@ -122,7 +122,7 @@ public final class ServerCommand implements Callable<Integer> {
                     + " results=" + server.context().resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    status = new Thread(() -> printStatus(server.counters(), System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(server, System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
@@ -134,7 +134,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.close(runner);
-                printLine(server.counters(), System.out);
+                printLine(server, System.out);
             }
         } finally {
             closed.countDown();
@@ -155,18 +155,19 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private void printStatus(final ServerCounters counters, final PrintStream out) {
+    private void printStatus(final AggregationServer server, final PrintStream out) {
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));
             } catch (final InterruptedException ex) {
                 return;
             }
-            printLine(counters, out);
+            printLine(server, out);
         }
     }
 
-    private static void printLine(final ServerCounters counters, final PrintStream out) {
+    static void printLine(final AggregationServer server, final PrintStream out) {
+        final ServerCounters counters = server.counters();
         final StringBuilder sb = new StringBuilder("rounds=").append(counters.rounds().get())
             .append(" voters=").append(counters.votersLastRound().get())
             .append(" bytesIn=").append(counters.bytesIn().get())
@@ -188,6 +189,11 @@ public final class ServerCommand implements Callable<Integer> {
             if (value != 0) {
                 sb.append(' ').append(reason.label()).append('=').append(value);
             }
+        }
+        final long[] handOver = server.handOverCounts();
+        if (handOver[0] + handOver[2] > 0) {
+            sb.append(" handOverFrames=").append(handOver[0]).append(" handOverBytes=").append(handOver[1])
+                .append(" handOverRejected=").append(handOver[2]);
         }
         out.println(sb);
         out.flush();

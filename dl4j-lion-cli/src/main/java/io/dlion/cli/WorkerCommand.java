@@ -3,11 +3,14 @@ package io.dlion.cli;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
@@ -16,6 +19,7 @@ import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
 import io.dlion.cli.train.Trainer;
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.nd4j.linalg.factory.Nd4j;
@@ -95,11 +99,17 @@ public final class WorkerCommand implements Callable<Integer> {
         + " before the worker fails (default: ${DEFAULT-VALUE})")
     long awaitTimeoutSeconds = 600;
 
-    @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here")
+    @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here"
+        + " (default: none, the parameters go over the network, relayed by the server)")
     Path syncDir;
 
-    @Option(names = "--rejoin", description = "this worker restarts in a running job: take a live donor's parameters (needs --sync-dir)")
+    @Option(names = "--rejoin", description = "this worker restarts in a running job: take a live donor's parameters")
     boolean rejoin;
+
+    @Option(names = "--run-id", description = "id of this start of the job, the same on every worker: checkpoints and hand-overs carry it"
+        + " and another run's are refused (default: DLION_RUN_ID, SLURM_JOB_ID, TORCHELASTIC_RUN_ID; a resume passes the run id of"
+        + " its checkpoints)")
+    String runIdFlag;
 
     @Option(names = "--checkpoint-dir", description = "directory of this worker's checkpoint worker-<id>.zip (parameters, momentum, round)")
     Path checkpointDir;
@@ -109,6 +119,16 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--resume", description = "start from this worker's checkpoint in --checkpoint-dir (whole-job restart)")
     boolean resume;
+
+    @Option(names = "--with-server", description = "the worker of rank 0 also runs the aggregation server in its process, listening on"
+        + " the vote port and control port of every host (the others connect to it as to './dlion server'); other ranks ignore it")
+    boolean withServer;
+
+    @Option(names = "--round-timeout-ms", description = "with --with-server: the server's round deadline (default: 30000)")
+    Long roundTimeoutMs;
+
+    @Option(names = "--min-voters", description = "with --with-server: the server's quorum (default: a majority of the workers)")
+    Integer minVoters;
 
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
@@ -125,6 +145,15 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         if (!(lossRate >= 0 && lossRate < 1)) {
             throw new IllegalArgumentException("--loss-rate must be in [0, 1), got " + lossRate);
+        }
+        if (!withServer && (roundTimeoutMs != null || minVoters != null)) {
+            throw new IllegalArgumentException("--round-timeout-ms and --min-voters are the in-process server's: they need --with-server");
+        }
+        if (roundTimeoutMs != null && roundTimeoutMs < 1) {
+            throw new IllegalArgumentException("--round-timeout-ms must be >= 1, got " + roundTimeoutMs);
+        }
+        if (minVoters != null && (minVoters < 1 || minVoters > workers)) {
+            throw new IllegalArgumentException("--min-voters must be in [1, " + workers + "], got " + minVoters);
         }
         if (awaitTimeoutSeconds < 1) {
             throw new IllegalArgumentException("--await-timeout-s must be >= 1, got " + awaitTimeoutSeconds);
@@ -172,7 +201,27 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     private Recovery recovery() {
-        return new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume);
+        return new Recovery(syncDir, rejoin, checkpointDir, checkpointEvery, resume, new JobRun(job, runId()));
+    }
+
+    /** Variables a run id is taken from when --run-id is not given, in order. */
+    static final List<String> RUN_ID_VARIABLES = List.of("DLION_RUN_ID", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID");
+
+    /** @return --run-id, else the first of {@link #RUN_ID_VARIABLES} set, else "" (none). */
+    String runId() {
+        if (runIdFlag != null) {
+            if (runIdFlag.isBlank()) {
+                throw new IllegalArgumentException("--run-id must not be blank");
+            }
+            return runIdFlag;
+        }
+        for (final String name : RUN_ID_VARIABLES) {
+            final String value = env.get(name);
+            if (value != null && !value.isBlank()) {
+                return value;
+            }
+        }
+        return "";
     }
 
     @Override
@@ -188,23 +237,43 @@ public final class WorkerCommand implements Callable<Integer> {
         final Trainer trainer = new Trainer(config, System.out);
         final long params = trainer.parameterCount();
         final long firstRound = resume ? DLionCheckpoint.read(recovery.checkpointOf(workerId)).round() : 0;
+        if (recovery.run().runId().isEmpty()) {
+            System.out.println("worker " + workerId + ": no run id (--run-id, " + String.join(", ", RUN_ID_VARIABLES) + "): checkpoints and"
+                + " hand-overs of an earlier start of job " + job + " without a run id cannot be told apart from this one's");
+        }
+        final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
-            localHost, aeronDir, secret, lossRate, firstRound, rejoin);
-        try {
-            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings), recovery);
-        } catch (final Exception ex) {
-            final RejoinRequiredException lost = rejoinRequired(ex);
-            if (lost == null || syncDir == null) {
-                throw ex;
+            localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
+        if (withServer && workerId == 0) {
+            try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
+                minVoters == null ? 0 : minVoters)) {
+                train(trainer, config, settings, recovery, hosted.runtime());
+                hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
             }
-            // the server restarted while this worker was one round behind: take a live worker's parameters and go on
-            System.out.println(lost.getMessage() + "; rejoining");
-            final RemoteTransport.Settings again = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort,
-                controlPort, localHost, aeronDir, secret, lossRate, 0, true);
-            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again),
-                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false));
+        } else {
+            train(trainer, config, settings, recovery, null);
         }
         return 0;
+    }
+
+    private void train(final Trainer trainer, final TrainConfig config, final RemoteTransport.Settings settings, final Recovery recovery,
+        final AeronRuntime shared) throws Exception {
+        try {
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, shared), recovery);
+        } catch (final Exception ex) {
+            final RejoinRequiredException lost = rejoinRequired(ex);
+            if (lost == null) {
+                throw ex;
+            }
+            // this worker lost a round's result (a server restart while it was one round behind, or results it missed):
+            // take a live worker's parameters and go on
+            System.out.println(lost.getMessage() + "; rejoining");
+            final RemoteTransport.Settings s = settings;
+            final RemoteTransport.Settings again = new RemoteTransport.Settings(s.job(), s.workers(), s.params(), s.rule(), s.server(),
+                s.votePort(), s.controlPort(), s.localHost(), s.aeronDir(), s.secret(), s.lossRate(), 0, true, s.run(), s.network());
+            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again, shared),
+                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
+        }
     }
 
     private static RejoinRequiredException rejoinRequired(final Throwable ex) {

@@ -87,6 +87,27 @@ class ClusterCommandsTest {
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void shouldRunTheWorkersWithTheServerInsideRankZero() throws Exception {
+        final String commands = block("bash", "--with-server");
+        final int port = TestPorts.freeUdpPort();
+        final Map<String, String> env = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "" + port);
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(env);
+            task.put("RANK", "" + i);
+            task.put("LOCAL_RANK", "" + i);
+            workers.add(start(with(command(line(commands, "./dlion worker").replace("$RANK", "" + i)), SMALL), task));
+        }
+        final List<String> outputs = assertSameParameters(workers);
+        assertTrue(outputs.get(0).contains("worker 0 hosts the aggregation server"), outputs.get(0));
+        assertTrue(outputs.get(0).contains("rounds="), "rank 0 printed its server's counters: " + outputs.get(0));
+        for (int i = 1; i < WORKERS; i++) {
+            assertTrue(!outputs.get(i).contains("hosts the aggregation server"), "only rank 0 hosts it: " + outputs.get(i));
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void shouldRunTheKubernetesContainersWithTheJobCompletionIndex() throws Exception {
         final String manifest = block("yaml", "completionMode: Indexed");
         final List<List<String>> args = new ArrayList<>();
@@ -112,8 +133,9 @@ class ClusterCommandsTest {
         assertSameParameters(workers);
     }
 
-    private static void assertSameParameters(final List<Process> workers) throws Exception {
+    private static List<String> assertSameParameters(final List<Process> workers) throws Exception {
         final Set<String> hashes = new LinkedHashSet<>();
+        final List<String> outputs = new ArrayList<>();
         for (final Process w : workers) {
             assertTrue(w.waitFor(4, TimeUnit.MINUTES), "worker finished");
             final String out = new String(w.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -122,8 +144,10 @@ class ClusterCommandsTest {
             final Matcher m = HASH.matcher(out);
             assertTrue(m.find(), "params-sha256 line: " + out);
             hashes.add(m.group(2));
+            outputs.add(out);
         }
         assertEquals(1, hashes.size(), "every worker ends with the same parameters: " + hashes);
+        return outputs;
     }
 
     /** @return the first fenced block of the language in docs/cluster.md that contains the marker. */

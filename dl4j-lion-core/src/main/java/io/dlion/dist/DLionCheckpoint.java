@@ -23,7 +23,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 /**
  * One D-Lion worker's state between two rounds, in one file: DL4J's model zip ({@link ModelSerializer}, with
  * the updater state, i.e. this worker's Lion momentum {@code m}) plus an entry {@value #ENTRY} holding the
- * round the worker votes in next. Parameters are the same on every worker; the momentum is each worker's own.
+ * round the worker votes in next and the {@link JobRun} (job id and run id) it belongs to. Parameters are the same on
+ * every worker; the momentum is each worker's own.
  * <p>
  * Uses, between steps (never while the model is inside {@code fit}):
  * <ul>
@@ -40,10 +41,13 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * checkpoint intact.
  */
 public final class DLionCheckpoint {
-    /** Zip entry with the D-Lion fields ({@code format}, {@code round}, {@code worker}, {@code workers}, {@code model}). */
+    /**
+     * Zip entry with the D-Lion fields ({@code format}, {@code round}, {@code worker}, {@code workers}, {@code model},
+     * {@code job}, {@code run}).
+     */
     public static final String ENTRY = "dlion-checkpoint.properties";
-    /** Version of the {@link #ENTRY} fields. */
-    public static final int FORMAT = 1;
+    /** Version of the {@link #ENTRY} fields: 2 added {@code job} and {@code run}; version 1 files read as {@link JobRun#UNNAMED}. */
+    public static final int FORMAT = 2;
 
     /** The momentum a rejoining worker starts with. */
     public enum Momentum {
@@ -64,13 +68,27 @@ public final class DLionCheckpoint {
     private final int workerId;
     private final int workers;
     private final boolean graph;
+    private final JobRun run;
 
-    private DLionCheckpoint(final Path file, final long round, final int workerId, final int workers, final boolean graph) {
+    private DLionCheckpoint(final Path file, final long round, final int workerId, final int workers, final boolean graph, final JobRun run) {
         this.file = file;
         this.round = round;
         this.workerId = workerId;
         this.workers = workers;
         this.graph = graph;
+        this.run = run;
+    }
+
+    /**
+     * Write a worker's checkpoint of a job that has no job or run id ({@link JobRun#UNNAMED}).
+     *
+     * @param file        where to write (replaced atomically if it exists).
+     * @param model       the worker's model (MultiLayerNetwork or ComputationGraph).
+     * @param accumulator the worker's accumulator ({@link DLionAccumulator#forModel}), for its round and worker id.
+     * @return the checkpoint written.
+     */
+    public static DLionCheckpoint write(final Path file, final Model model, final DLionAccumulator accumulator) {
+        return write(file, model, accumulator, JobRun.UNNAMED);
     }
 
     /**
@@ -79,10 +97,12 @@ public final class DLionCheckpoint {
      * @param file        where to write (replaced atomically if it exists).
      * @param model       the worker's model (MultiLayerNetwork or ComputationGraph).
      * @param accumulator the worker's accumulator ({@link DLionAccumulator#forModel}), for its round and worker id.
+     * @param run         the job and run the state belongs to.
      * @return the checkpoint written.
      */
-    public static DLionCheckpoint write(final Path file, final Model model, final DLionAccumulator accumulator) {
+    public static DLionCheckpoint write(final Path file, final Model model, final DLionAccumulator accumulator, final JobRun run) {
         Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(run, "run");
         Objects.requireNonNull(model, "model");
         final DLionWorker worker = accumulator.single();
         final boolean graph = isGraph(model);
@@ -98,6 +118,8 @@ public final class DLionCheckpoint {
                 p.setProperty("worker", Integer.toString(worker.exchange().workerId()));
                 p.setProperty("workers", Integer.toString(worker.exchange().workers()));
                 p.setProperty("model", graph ? "ComputationGraph" : "MultiLayerNetwork");
+                p.setProperty("job", Integer.toString(run.jobId()));
+                p.setProperty("run", run.runId());
                 try (FileSystem zip = FileSystems.newFileSystem(tmp); OutputStream out = Files.newOutputStream(zip.getPath(ENTRY))) {
                     p.store(out, "D-Lion worker checkpoint");
                 }
@@ -108,7 +130,7 @@ public final class DLionCheckpoint {
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write D-Lion checkpoint " + file, e);
         }
-        return new DLionCheckpoint(file, worker.round(), worker.exchange().workerId(), worker.exchange().workers(), graph);
+        return new DLionCheckpoint(file, worker.round(), worker.exchange().workerId(), worker.exchange().workers(), graph, run);
     }
 
     /**
@@ -129,11 +151,12 @@ public final class DLionCheckpoint {
             throw new UncheckedIOException("cannot read D-Lion checkpoint " + file, e);
         }
         final int format = Integer.parseInt(p.getProperty("format", "0"));
-        if (format != FORMAT) {
-            throw new IllegalArgumentException(file + ": checkpoint format " + format + ", this version reads " + FORMAT);
+        if (format != FORMAT && format != 1) {
+            throw new IllegalArgumentException(file + ": checkpoint format " + format + ", this version reads 1 and " + FORMAT);
         }
+        final JobRun run = format == 1 ? JobRun.UNNAMED : new JobRun(Integer.parseInt(p.getProperty("job")), p.getProperty("run"));
         return new DLionCheckpoint(file, Long.parseLong(p.getProperty("round")), Integer.parseInt(p.getProperty("worker")),
-            Integer.parseInt(p.getProperty("workers")), "ComputationGraph".equals(p.getProperty("model")));
+            Integer.parseInt(p.getProperty("workers")), "ComputationGraph".equals(p.getProperty("model")), run);
     }
 
     /** @return the round the worker votes in next. */
@@ -151,8 +174,14 @@ public final class DLionCheckpoint {
         return workers;
     }
 
+    /** @return the file it was read from or written to. */
     public Path file() {
         return file;
+    }
+
+    /** @return the job and run the state belongs to. */
+    public JobRun run() {
+        return run;
     }
 
     /** @return a new model with the saved parameters and updater state (momentum). */

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import io.dlion.dist.DLion;
 import io.dlion.dist.DLionAccumulator;
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import org.deeplearning4j.nn.api.Model;
@@ -55,6 +56,7 @@ public final class DLionJob implements AutoCloseable {
     private final Path checkpointDir;
     private final int checkpointEvery;
     private final Listener listener;
+    private final JobRun run;
     private final List<JoinNotice> pendingNotices = new ArrayList<>();
     private int epoch;
     private int firstStep;
@@ -100,6 +102,7 @@ public final class DLionJob implements AutoCloseable {
         this.checkpointDir = b.checkpointDir;
         this.checkpointEvery = b.checkpointEvery;
         this.listener = b.listener;
+        this.run = b.run;
         final long start = accumulator.round();
         this.epoch = (int) (start / roundsPerEpoch) + 1;
         this.firstStep = (int) (start % roundsPerEpoch);
@@ -234,6 +237,9 @@ public final class DLionJob implements AutoCloseable {
     /** Between rounds: hand the parameters to a rejoining worker if this one is its donor; write the checkpoint. */
     private void betweenRounds() {
         final long round = accumulator.round();
+        if (handOver != null) {
+            handOver.doWork();
+        }
         pendingNotices.addAll(exchange.takeJoinNotices());
         for (final Iterator<JoinNotice> it = pendingNotices.iterator(); it.hasNext();) {
             final JoinNotice n = it.next();
@@ -260,7 +266,7 @@ public final class DLionJob implements AutoCloseable {
             }
         }
         if (checkpointEvery > 0 && round % checkpointEvery == 0) {
-            DLionCheckpoint.write(checkpointOf(checkpointDir, exchange.workerId()), model, accumulator);
+            DLionCheckpoint.write(checkpointOf(checkpointDir, exchange.workerId()), model, accumulator, run);
         }
     }
 
@@ -292,6 +298,7 @@ public final class DLionJob implements AutoCloseable {
         private Path checkpointDir;
         private int checkpointEvery;
         private boolean resume;
+        private JobRun run = JobRun.UNNAMED;
         private Listener listener = new Listener() {
         };
 
@@ -372,6 +379,16 @@ public final class DLionJob implements AutoCloseable {
         }
 
         /**
+         * @param run the job id and run id this worker's checkpoints carry; a resume refuses a checkpoint of another
+         *            job or run, naming both (default {@link JobRun#UNNAMED}). Give the hand-over the same.
+         * @return this for a fluent API.
+         */
+        public Builder run(final JobRun run) {
+            this.run = Objects.requireNonNull(run, "run");
+            return this;
+        }
+
+        /**
          * @param listener what the job reports (rounds, epochs, events).
          * @return this for a fluent API.
          */
@@ -408,6 +425,7 @@ public final class DLionJob implements AutoCloseable {
                 acc = rejoin();
             } else if (resume) {
                 final DLionCheckpoint own = DLionCheckpoint.read(checkpointOf(checkpointDir, exchange.workerId()));
+                run.check("checkpoint " + own.file(), own.run());
                 acc = own.resume(exchange, roundTimeoutMillis);
                 listener.onEvent(String.format("worker %d resumed from %s at round %d", exchange.workerId(), own.file(), acc.round()));
             } else {
@@ -425,6 +443,7 @@ public final class DLionJob implements AutoCloseable {
             listener.onEvent(String.format("worker %d rejoins at round %d: waiting for worker %d's parameters (%s)", id, notice.round(),
                 notice.donor(), handOver));
             final DLionCheckpoint donated = handOver.take(notice, roundTimeoutMillis, exchange::pollIdle);
+            run.check("hand-over from worker " + notice.donor(), donated.run());
             final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis);
             listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id, notice.donor(),
                 acc.round()));

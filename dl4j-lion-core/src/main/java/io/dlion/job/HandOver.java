@@ -12,8 +12,10 @@ import io.dlion.exchange.JoinNotice;
  * <p>
  * Call order: the server names the joining worker's first round R and a donor ({@link JoinNotice}); the donor's
  * {@link DLionJob} calls {@link #give} between the steps of rounds R − 1 and R, while the joining worker's job
- * waits in {@link #take} for exactly that hand-over. Implementations: {@link DirectoryHandOver} (a directory every
- * worker can reach); others can carry the checkpoint over the network.
+ * waits in {@link #take} for exactly that hand-over; a hand-over that cannot be sent at once goes on in
+ * {@link #doWork()}. Implementations: {@link DirectoryHandOver} (a directory every worker can reach) and the Aeron
+ * module's network hand-over (relayed by the server). Both carry the job's {@link io.dlion.dist.JobRun} and refuse
+ * another's.
  */
 public interface HandOver {
 
@@ -26,6 +28,17 @@ public interface HandOver {
      * @throws IOException when it could not be written.
      */
     String give(JoinNotice notice, DLionAccumulator accumulator) throws IOException;
+
+    /**
+     * Donor side: go on with hand-overs given and not yet sent, as far as possible without blocking. Called between
+     * rounds by the job (and by a network hand-over's exchange while it waits for a result); hand-overs that complete
+     * inside {@link #give} do nothing here.
+     *
+     * @return work done, 0 when there was nothing to do.
+     */
+    default int doWork() {
+        return 0;
+    }
 
     /**
      * Joining side: wait for the donor's hand-over.

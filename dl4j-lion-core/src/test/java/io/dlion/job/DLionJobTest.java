@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.dlion.Lion;
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
+import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
@@ -132,6 +134,35 @@ class DLionJobTest {
         assertMessage("exclude each other", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoin(true).resume(true)
             .checkpoints(dir, 0).handOver(new DirectoryHandOver(dir)).build());
         assertMessage("checkpoints need a directory", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).checkpoints(null, 3).build());
+    }
+
+    @Test
+    void shouldRefuseACheckpointOrHandOverOfAnotherRunNamingBoth() throws Exception {
+        final JobRun earlier = new JobRun(7, "run-earlier");
+        final JobRun now = new JobRun(7, "run-now");
+        final InProcessVoteHub hub = new InProcessVoteHub(1, VoteRule.MAJORITY, 1000);
+        final DLionJob first = DLionJob.builder(net(), shard(0), hub.exchange(0)).run(earlier).checkpoints(dir, 1).build();
+        first.fit();
+        first.close();
+        assertEquals(earlier, DLionCheckpoint.read(DLionJob.checkpointOf(dir, 0)).run(), "the checkpoint carries job and run id");
+
+        final InProcessVoteHub again = new InProcessVoteHub(1, VoteRule.MAJORITY, 1000);
+        final IllegalStateException resume = assertThrows(IllegalStateException.class,
+            () -> DLionJob.builder(net(), shard(0), again.exchange(0)).run(now).checkpoints(dir, 0).resume(true).build());
+        assertTrue(resume.getMessage().contains("run 'run-earlier'") && resume.getMessage().contains("run 'run-now'"), resume.getMessage());
+        final DLionJob sameRun = DLionJob.builder(net(), shard(0), again.exchange(0)).run(earlier).checkpoints(dir, 0).resume(true).build();
+        assertEquals(ROUNDS, sameRun.round(), "the same run resumes");
+
+        // a stale hand-over file of the earlier run where the donor's would be: refused, and the wait ends at its timeout
+        final Path sync = dir.resolve("sync");
+        final DirectoryHandOver stale = new DirectoryHandOver(sync, earlier);
+        final JoinNotice notice = new JoinNotice(0, ROUNDS, 0);
+        stale.give(notice, sameRun.accumulator());
+        final java.util.concurrent.TimeoutException refused = assertThrows(java.util.concurrent.TimeoutException.class,
+            () -> new DirectoryHandOver(sync, now).take(notice, 300, () -> { }));
+        assertTrue(refused.getMessage().contains("run 'run-earlier'") && refused.getMessage().contains("run 'run-now'"), refused.getMessage());
+        assertEquals(earlier, new DirectoryHandOver(sync, earlier).take(notice, 300, () -> { }).run(), "the same run's file is taken");
+        sameRun.close();
     }
 
     @Test

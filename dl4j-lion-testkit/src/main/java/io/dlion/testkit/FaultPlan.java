@@ -20,7 +20,7 @@ import java.util.List;
  * @param garbageRate    garbage frames per second sent to the restarted server (0: none).
  * @param roundTimeoutMs the server's round deadline.
  * @param timeoutSeconds longest the disturbed run may take.
- * @param out            output directory: logs of every process, the sync directory, the report.
+ * @param out            output directory: logs of every process, the report.
  */
 public record FaultPlan(int job, int workers, long params, int epochs, List<String> trainArgs, int killWorker, double killWorkerAt,
     double rejoinAt, double killServerAt, long serverDownMs, double lossRate, int garbageRate, long roundTimeoutMs, long timeoutSeconds,

@@ -48,7 +48,9 @@ public final class FaultRun {
     /** @return what happened; the logs of every process are in the plan's output directory. */
     public Report run() throws Exception {
         Files.createDirectories(plan.out());
-        final Path sync = Files.createDirectories(plan.out().resolve("sync"));
+        // a random run id per fault run: the workers' checkpoints and hand-overs carry it (no shared directory: the
+        // rejoining worker gets its donor's state through the server)
+        final String runId = "faults-" + Long.toHexString(new SecureRandom().nextLong());
         final Path secret = plan.out().resolve("job.secret");
         final byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
@@ -61,7 +63,7 @@ public final class FaultRun {
             ChildProcess server = startServer(1, votePort, controlPort, secret);
             final ChildProcess[] workers = new ChildProcess[plan.workers()];
             for (int i = 0; i < plan.workers(); i++) {
-                workers[i] = startWorker(i, false, votePort, controlPort, secret, sync);
+                workers[i] = startWorker(i, false, votePort, controlPort, secret, runId);
             }
             final int watched = plan.killWorker() == 0 ? 1 : 0;
             ChildProcess garbage = null;
@@ -89,7 +91,7 @@ public final class FaultRun {
                     workerKilled = true;
                 }
                 if (workerKilled && !workerRestarted && progress >= plan.rejoinAt()) {
-                    workers[plan.killWorker()] = startWorker(plan.killWorker(), true, votePort, controlPort, secret, sync);
+                    workers[plan.killWorker()] = startWorker(plan.killWorker(), true, votePort, controlPort, secret, runId);
                     report.event(String.format("worker %d restarted with --rejoin at %.0f%%", plan.killWorker(), 100 * progress));
                     workerRestarted = true;
                 }
@@ -159,11 +161,11 @@ public final class FaultRun {
     }
 
     private ChildProcess startWorker(final int id, final boolean rejoin, final int votePort, final int controlPort, final Path secret,
-        final Path sync) throws IOException {
+        final String runId) throws IOException {
         final List<String> args = new ArrayList<>(List.of("worker", "--server", "127.0.0.1", "--vote-port", Integer.toString(votePort),
             "--control-port", Integer.toString(controlPort), "--local-host", "127.0.0.1", "--job", Integer.toString(plan.job()),
             "--worker-id", Integer.toString(id), "--workers", Integer.toString(plan.workers()), "--secret-file", secret.toString(),
-            "--sync-dir", sync.toString(), "--await-timeout-s", "120", "--out", plan.out().resolve("worker-" + id).toString()));
+            "--run-id", runId, "--await-timeout-s", "120", "--out", plan.out().resolve("worker-" + id).toString()));
         args.addAll(plan.trainArgs());
         if (plan.lossRate() > 0) {
             args.add("--loss-rate");

@@ -20,6 +20,7 @@ import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
@@ -151,7 +152,8 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return the result; its arrays are reused by the next round, valid until the next {@link #submit}.
      * @throws TimeoutException        when the result is not complete in time.
      * @throws QuorumLostException     when a shard's server aborted the round.
-     * @throws RejoinRequiredException when a server tells this worker to rejoin.
+     * @throws RejoinRequiredException when a server tells this worker to rejoin, or a frame of a later round arrives while
+     *                                 this round's result is incomplete (the rest of it will never come).
      */
     @Override
     public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
@@ -167,7 +169,7 @@ public final class AeronVoteExchange implements VoteExchange {
             for (final ShardState shard : shards) {
                 work += shard.maintain();
             }
-            work += sendChunks();
+            work += sendChunks() + sideWork();
             boolean done = true;
             for (final ShardState shard : shards) {
                 if (!shard.resultDone()) {
@@ -178,6 +180,9 @@ public final class AeronVoteExchange implements VoteExchange {
                     }
                     if (session.rejoinRequired() != null) {
                         throw new RejoinRequiredException(round, session.rejoinRequired());
+                    }
+                    if (session.laterRoundSeen() >= 0) {
+                        throw new RejoinRequiredException(round, ctx.workerId, session.laterRoundSeen());
                     }
                     done &= shard.resultDone();
                 }
@@ -241,12 +246,26 @@ public final class AeronVoteExchange implements VoteExchange {
         if (session.inRound() && !closed) {
             throw new IllegalStateException("pollIdle between rounds only: round " + session.submittedRound() + " is awaited");
         }
-        int work = 0;
+        int work = sideWork();
         for (final ShardState shard : shards) {
             work += shard.maintain();
             work += shard.poll();
         }
         return work;
+    }
+
+    private int sideWork() {
+        final Agent agent = ctx.sideAgent;
+        if (agent == null) {
+            return 0;
+        }
+        try {
+            return agent.doWork();
+        } catch (final RuntimeException ex) {
+            throw ex;
+        } catch (final Exception ex) {
+            throw new IllegalStateException(agent.roleName() + " failed", ex);
+        }
     }
 
     @Override
@@ -333,6 +352,7 @@ public final class AeronVoteExchange implements VoteExchange {
         private int fragmentLimit = Configuration.fragmentLimit();
         private long firstRound;
         private boolean join;
+        private Agent sideAgent;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -513,6 +533,21 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public EpochClock epochClock() {
             return epochClock;
+        }
+
+        /**
+         * @param sideAgent work done on every pass of the exchange's waits ({@code await}, {@code awaitJoin},
+         *                  {@code pollIdle}) on the training thread, e.g. an {@link AeronHandOver} sending a donor's state
+         *                  while the donor waits for a round; it must not block. Null for none (default).
+         * @return this for a fluent API.
+         */
+        public Context sideAgent(final Agent sideAgent) {
+            this.sideAgent = sideAgent;
+            return this;
+        }
+
+        public Agent sideAgent() {
+            return sideAgent;
         }
     }
 }

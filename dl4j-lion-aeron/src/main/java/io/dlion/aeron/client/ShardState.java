@@ -451,6 +451,12 @@ final class ShardState implements AutoCloseable {
         }
         final long current = session.resultRound();
         if (round > current) {
+            if (session.inRound() && !resultDone()) {
+                // a later round's frame while this round's result is incomplete: the rest of this round's result will
+                // never come (the image was recreated after a stall, or frames were lost for good); waiting is useless
+                session.onResultLost(round);
+                return ControlledFragmentHandler.Action.BREAK;
+            }
             return ControlledFragmentHandler.Action.ABORT;
         }
         if (round < current || resultDone()) {

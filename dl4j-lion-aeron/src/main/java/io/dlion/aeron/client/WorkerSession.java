@@ -33,6 +33,7 @@ final class WorkerSession {
     private long submittedRound = -1;
     private boolean joining;
     private JoinNotice rejoinRequired;
+    private long laterRoundSeen = -1;
 
     /**
      * @param workerId    this worker.
@@ -161,6 +162,22 @@ final class WorkerSession {
         joining = false;
         nextRound = first;
         return new JoinNotice(workerId, first, donor);
+    }
+
+    /**
+     * A frame of a later round arrived while this worker's round is incomplete: its result is lost for this worker.
+     *
+     * @param laterRound the round of that frame.
+     */
+    void onResultLost(final long laterRound) {
+        if (laterRoundSeen < 0) {
+            laterRoundSeen = laterRound;
+        }
+    }
+
+    /** @return the later round whose frame showed that this worker's round result is lost, or -1. */
+    long laterRoundSeen() {
+        return laterRoundSeen;
     }
 
     /** @return the server's demand that this (running) worker rejoin, or null. */

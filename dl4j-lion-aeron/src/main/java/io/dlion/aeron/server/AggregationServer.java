@@ -39,6 +39,7 @@ import org.agrona.concurrent.SystemNanoClock;
  *   vote subscription -> decode header -> {@link Membership}   HELLO, sessions, authentication, joins, laggards, drops
  *                                      -> {@link VoteWindow}   votes of the open round, chunk by chunk, deadline, quorum
  *                        duty cycle    -> {@link ResultPublisher} result chunks, JOIN_NOTICEs, ROUND_ABORTs
+ *   hand-over stream   -> {@link HandOverRelay}   a donor's state, passed on to the joining worker
  * </pre>
  * {@link #doWork()} is the only place a vote is taken: the fragment handler stops the poll as soon as a chunk may have
  * every vote it waits for (and leaves every further message in the log until then), and the duty cycle votes it before
@@ -94,6 +95,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final ResultPublisher publisher;
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
+    private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
     private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
@@ -129,10 +131,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 + " (use mtu=8k or fewer chunkWords)");
         }
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs, ctx.epochClock, counters);
-        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), counters);
+        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
         this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
+        try {
+            this.relay = new HandOverRelay(ctx.aeron, ctx.voteChannel, ctx.resultChannel, ctx.handOverStreamId, ctx.jobId(), workers, ctx.shard,
+                ctx.secret(), ctx.fragmentLimit);
+        } catch (final RuntimeException ex) {
+            close();
+            throw ex;
+        }
     }
 
     @Override
@@ -160,7 +169,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             onDeadline(now);
             work += 1 + window.voteReady(membership.activeMask());
         }
-        return work;
+        return work + relay.doWork();
     }
 
     @Override
@@ -170,7 +179,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(counters, publication, subscription);
+        CloseHelper.closeAll(relay, counters, publication, subscription);
+    }
+
+    /** @return hand-over frames relayed from donors to joining workers, and payload bytes, and frames rejected. */
+    public long[] handOverCounts() {
+        return new long[] {relay.framesRelayed().get(), relay.bytesRelayed().get(), relay.framesRejected().get()};
     }
 
     /** @return the counters of this server. */
@@ -404,6 +418,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int voteStreamId = Configuration.voteStreamId();
         private String resultChannel = Configuration.resultChannel();
         private int resultStreamId = Configuration.resultStreamId();
+        private int handOverStreamId;
         private int windowChunks = Configuration.windowChunks();
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private int fragmentLimit = Configuration.fragmentLimit();
@@ -430,6 +445,14 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
+            if (handOverStreamId == 0) {
+                handOverStreamId = voteStreamId + Configuration.HANDOVER_STREAM_OFFSET;
+            }
+            if (handOverStreamId == voteStreamId || handOverStreamId == resultStreamId || handOverStreamId + 1 == voteStreamId
+                || handOverStreamId + 1 == resultStreamId) {
+                throw new IllegalArgumentException("handOverStreamId and handOverStreamId + 1 must differ from voteStreamId=" + voteStreamId
+                    + " and resultStreamId=" + resultStreamId + ", got " + handOverStreamId);
+            }
             if (windowChunks < 1) {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
             }
@@ -549,6 +572,21 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public int resultStreamId() {
             return resultStreamId;
+        }
+
+        /**
+         * @param streamId of hand-overs from donors on the vote channel; the server relays them to joining workers on the
+         *                 result channel with {@code streamId + 1}. Neither may be the vote or result stream id. Default
+         *                 (0): {@code voteStreamId + }{@link Configuration#HANDOVER_STREAM_OFFSET}.
+         * @return this for a fluent API.
+         */
+        public Context handOverStreamId(final int streamId) {
+            this.handOverStreamId = streamId;
+            return this;
+        }
+
+        public int handOverStreamId() {
+            return handOverStreamId;
         }
 
         /**

@@ -32,6 +32,7 @@ final class VoteWindow {
     private final VoteRule rule;
     private final ServerCounters counters;
     private final ChunkSlot[] slots;
+    private final int minVoters;
 
     private long currentRound = -1;
     private boolean open;
@@ -47,10 +48,12 @@ final class VoteWindow {
      * @param workers      of the job.
      * @param windowChunks chunks held at once.
      * @param rule         majority vote or averaging.
+     * @param minVoters    the quorum: a round's voters are never fewer (its chunks wait, then the deadline aborts it).
      * @param counters     where chunks voted, ties, rounds and voters are counted.
      */
     VoteWindow(final ChunkLayout layout, final int shard, final int workers, final int windowChunks, final VoteRule rule,
-        final ServerCounters counters) {
+        final int minVoters, final ServerCounters counters) {
+        this.minVoters = minVoters;
         this.layout = layout;
         this.shard = shard;
         this.rule = rule;
@@ -343,7 +346,9 @@ final class VoteWindow {
 
     private boolean isReady(final ChunkSlot slot, final long activeMask) {
         final long required = roundMask != 0 ? roundMask : activeMask;
-        return !slot.voted && (slot.arrived & required) == required;
+        // the active workers can be fewer than the quorum (a worker rejoining is not waited for until its first round):
+        // the voters are then not fixed below it, the chunk waits for more votes or the deadline (which aborts)
+        return !slot.voted && (slot.arrived & required) == required && (roundMask != 0 || Long.bitCount(slot.arrived) >= minVoters);
     }
 
     private void vote(final ChunkSlot slot, final int words, final long voterMask) {

@@ -24,6 +24,18 @@ public final class MessageType {
      * the session it publishes on ({@link HelloAckFlyweight}).
      */
     public static final int HELLO_ACK = 6;
+    /**
+     * Donor to server, relayed by the server to the joining worker: a hand-over of the job's state begins. The round
+     * field holds the joining worker's first round, the worker id field the donor, the voter mask field the joining
+     * worker's bit; the body the run id, the length and SHA-256 digest of the payload, and an HMAC-SHA256 of the job's
+     * secret when it has one ({@link HandOverBeginFlyweight}). Codes from 16 on are the hand-over's.
+     */
+    public static final int HANDOVER_BEGIN = 16;
+    /**
+     * Donor to server, relayed to the joining worker: a slice of the hand-over's payload at a byte offset
+     * ({@link HandOverChunkFlyweight}), header fields as on {@link #HANDOVER_BEGIN}.
+     */
+    public static final int HANDOVER_CHUNK = 17;
 
     private MessageType() {
     }
@@ -46,6 +58,10 @@ public final class MessageType {
                 return "JOIN_NOTICE";
             case HELLO_ACK:
                 return "HELLO_ACK";
+            case HANDOVER_BEGIN:
+                return "HANDOVER_BEGIN";
+            case HANDOVER_CHUNK:
+                return "HANDOVER_CHUNK";
             default:
                 return "UNKNOWN(" + type + ")";
         }

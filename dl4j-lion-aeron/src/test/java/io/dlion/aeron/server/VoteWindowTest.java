@@ -58,7 +58,7 @@ class VoteWindowTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5})
     void shouldVoteEveryChunkWhateverTheArrivalOrderAndPublishInChunkOrder(final long seed) {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
         final long[][] votes = randomVotes(seed);
         final List<int[]> arrivals = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
@@ -96,7 +96,7 @@ class VoteWindowTest {
 
     @Test
     void shouldHoldBackAChunkBeyondTheWindowUntilTheOldestIsPublished() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 2, VoteRule.MAJORITY, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 2, VoteRule.MAJORITY, 1, counters);
         final long[][] votes = randomVotes(7);
         window.open(3, 0);
         assertFalse(window.isBeyond(1));
@@ -115,7 +115,7 @@ class VoteWindowTest {
 
     @Test
     void shouldFixTheVotersWithTheFirstChunkVotedAndRefuseALateWorker() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
         final long[][] votes = randomVotes(11);
         final long active = 0b011;
         window.open(0, 0);
@@ -134,7 +134,7 @@ class VoteWindowTest {
 
     @Test
     void shouldGoOnWithTheWorkersPresentAtTheDeadline() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
         final long[][] votes = randomVotes(13);
         window.open(0, 0);
         for (int w = 0; w < 2; w++) {
@@ -157,7 +157,7 @@ class VoteWindowTest {
 
     @Test
     void shouldLetAnExcusedWorkerLeaveTheVotersOnlyAboveTheQuorum() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.AVERAGE, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.AVERAGE, 1, counters);
         final long[][] votes = randomVotes(17);
         window.open(0, 0);
         for (int w = 0; w < WORKERS; w++) {
@@ -183,7 +183,7 @@ class VoteWindowTest {
 
     @Test
     void shouldRefuseFramesOffThisShardsGrid() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 4, VoteRule.MAJORITY, counters);
+        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 4, VoteRule.MAJORITY, 1, counters);
         final long[] signs = new long[(int)((PARAMS + 63) >>> 6)];
         final int length = vote.wrap(frame, 0).encode(1, 0, CHUNK_WORDS, CHUNK_WORDS, 0, 0, new long[][] {signs}, PARAMS, CHUNK_WORDS);
         assertNull(window.checkFrame(vote.header(), length));

@@ -187,6 +187,68 @@ class WireFormatGoldenTest {
     }
 
     @Test
+    void shouldWriteAndReadSignedHandOverBeginAsGolden() {
+        final byte[] golden = golden("handover-begin-v1.hex");
+        final byte[] digest = new byte[HandOverBeginFlyweight.DIGEST_LENGTH];
+        for (int i = 0; i < digest.length; i++) {
+            digest[i] = (byte)i;
+        }
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
+        final int length = new HandOverBeginFlyweight().wrap(buffer, 0).encode(77, 300, 0, 0, 2, 0x0123456789ABCDEFL, 1_000_000L, digest,
+            HandOverBeginFlyweight.mac(SECRET));
+        assertEquals(HandOverBeginFlyweight.SIGNED_LENGTH, length);
+        assertArrayEquals(golden, buffer.byteArray());
+
+        final HandOverBeginFlyweight read = new HandOverBeginFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        assertEquals(MessageType.HANDOVER_BEGIN, read.header().type());
+        assertEquals(Encoding.HMAC_SHA256, read.header().encoding());
+        assertTrue(read.hasValidLength(golden.length));
+        assertEquals(77, read.header().jobId());
+        assertEquals(300, read.firstRound());
+        assertEquals(0, read.donor());
+        assertEquals(0b100, read.joiningMask());
+        assertEquals(0x0123456789ABCDEFL, read.runId());
+        assertEquals(1_000_000L, read.payloadLength());
+        final byte[] readDigest = new byte[HandOverBeginFlyweight.DIGEST_LENGTH];
+        read.digest(readDigest);
+        assertArrayEquals(digest, readDigest);
+        assertTrue(read.verify(HandOverBeginFlyweight.mac(SECRET)));
+        assertFalse(read.verify(HandOverBeginFlyweight.mac("another secret of 32 bytes......".getBytes(StandardCharsets.US_ASCII))));
+        read.header().buffer().putByte(HandOverBeginFlyweight.DIGEST_OFFSET, (byte)0x55);
+        assertFalse(read.verify(HandOverBeginFlyweight.mac(SECRET)), "the MAC covers the digest");
+    }
+
+    @Test
+    void shouldWriteHandOverBeginWithoutMacShorter() {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[HandOverBeginFlyweight.SIGNED_LENGTH]);
+        final HandOverBeginFlyweight begin = new HandOverBeginFlyweight().wrap(buffer, 0);
+        assertEquals(HandOverBeginFlyweight.LENGTH, begin.encode(77, 300, 0, 0, 2, 5, 10, new byte[32], null));
+        assertEquals(Encoding.NONE, begin.header().encoding());
+        assertTrue(begin.hasValidLength(HandOverBeginFlyweight.LENGTH));
+        assertFalse(begin.hasValidLength(HandOverBeginFlyweight.SIGNED_LENGTH));
+        assertFalse(begin.verify(HandOverBeginFlyweight.mac(SECRET)), "no MAC to verify");
+    }
+
+    @Test
+    void shouldWriteAndReadHandOverChunkAsGolden() {
+        final byte[] golden = golden("handover-chunk-v1.hex");
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
+        final byte[] slice = "xxdlion".getBytes(StandardCharsets.US_ASCII);
+        assertEquals(golden.length, new HandOverChunkFlyweight().wrap(buffer, 0).encode(77, 300, 0, 0, 2, 8160, slice, 2, 5));
+        assertArrayEquals(golden, buffer.byteArray());
+
+        final HandOverChunkFlyweight read = new HandOverChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
+        assertEquals(MessageType.HANDOVER_CHUNK, read.header().type());
+        assertEquals(300, read.firstRound());
+        assertEquals(0, read.donor());
+        assertEquals(0b100, read.joiningMask());
+        assertEquals(8160, read.payloadOffset());
+        final byte[] data = new byte[golden.length - HandOverChunkFlyweight.DATA_OFFSET];
+        read.header().buffer().getBytes(read.dataOffset(), data);
+        assertEquals("dlion", new String(data, StandardCharsets.US_ASCII));
+    }
+
+    @Test
     void shouldWriteAndReadRoundAbortAsGolden() {
         final byte[] golden = golden("round-abort-v1.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);

@@ -7,9 +7,12 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.job.HandOver;
 import io.dlion.vote.VoteRule;
 
 /**
@@ -19,8 +22,11 @@ import io.dlion.vote.VoteRule;
  */
 public final class RemoteTransport implements VoteTransport {
     private final AeronRuntime runtime;
+    private final boolean ownsRuntime;
+    private final Settings settings;
     private final AeronVoteExchange.Context template;
     private AeronVoteExchange exchange;
+    private AeronHandOver handOver;
 
     /**
      * Where the server is and how this worker talks to it.
@@ -38,18 +44,28 @@ public final class RemoteTransport implements VoteTransport {
      * @param lossRate    fault injection: fraction of received UDP data frames the embedded driver drops (0 = none).
      * @param firstRound  the round this worker votes in first (a worker resuming from its checkpoint), else 0.
      * @param join        true for a worker that rejoins the running job and waits for a donor's parameters.
+     * @param run         the job and run id its checkpoints and hand-overs carry.
+     * @param network     true: hand-overs go over Aeron, relayed by the server ({@link AeronHandOver}); false: none here
+     *                    (a shared directory instead).
      */
     public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
-        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join) {
+        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
     }
 
     /** @param s where the server is and how to reach it. */
     public RemoteTransport(final Settings s) {
-        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
-        if (s.lossRate() > 0) {
-            runtimeCtx.receiveLossRate(s.lossRate());
-        }
-        this.runtime = AeronRuntime.launch(runtimeCtx);
+        this(s, null);
+    }
+
+    /**
+     * @param s      where the server is and how to reach it.
+     * @param shared a runtime this process already runs (e.g. the one its in-process server uses), not closed here; null:
+     *               launch one ({@link #runtime(Settings)}) and close it with the transport.
+     */
+    public RemoteTransport(final Settings s, final AeronRuntime shared) {
+        this.settings = s;
+        this.ownsRuntime = shared == null;
+        this.runtime = shared != null ? shared : runtime(s);
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
@@ -57,13 +73,36 @@ public final class RemoteTransport implements VoteTransport {
                 Channels.udpResultsSubscription(s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 
+    /**
+     * @param s the settings.
+     * @return the runtime of a worker process: its own embedded driver (or the standalone one in {@code aeronDir}), with the
+     *     loss injection the settings ask for.
+     */
+    public static AeronRuntime runtime(final Settings s) {
+        final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
+        if (s.lossRate() > 0) {
+            runtimeCtx.receiveLossRate(s.lossRate());
+        }
+        return AeronRuntime.launch(runtimeCtx);
+    }
+
     @Override
     public synchronized VoteExchange exchange(final int id) {
         if (exchange != null) {
             throw new IllegalStateException("one worker per process");
         }
+        if (settings.network()) {
+            handOver = new AeronHandOver(new AeronHandOver.Context().aeron(runtime.aeron()).jobId(settings.job()).workers(settings.workers())
+                .workerId(id).run(settings.run()).secret(settings.secret()).shard(template.shards().get(0)).join(settings.join()));
+            template.sideAgent(handOver);
+        }
         exchange = new AeronVoteExchange(template.workerId(id));
         return exchange;
+    }
+
+    @Override
+    public HandOver handOver() {
+        return handOver;
     }
 
     @Override
@@ -81,6 +120,11 @@ public final class RemoteTransport implements VoteTransport {
         if (exchange != null) {
             exchange.close();
         }
-        runtime.close();
+        if (handOver != null) {
+            handOver.close();
+        }
+        if (ownsRuntime) {
+            runtime.close();
+        }
     }
 }

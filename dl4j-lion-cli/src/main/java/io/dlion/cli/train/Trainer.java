@@ -241,9 +241,11 @@ public final class Trainer {
                     });
                 final Recovery recovery = config.recovery;
                 if (recovery != null) {
-                    builder.rejoin(recovery.rejoin()).resume(recovery.resume());
+                    builder.rejoin(recovery.rejoin()).resume(recovery.resume()).run(recovery.run());
                     if (recovery.syncDir() != null) {
-                        builder.handOver(new DirectoryHandOver(recovery.syncDir()));
+                        builder.handOver(new DirectoryHandOver(recovery.syncDir(), recovery.run()));
+                    } else if (transport.handOver() != null) {
+                        builder.handOver(transport.handOver());
                     }
                     if (recovery.checkpointDir() != null) {
                         builder.checkpoints(recovery.checkpointDir(), recovery.checkpointEvery());

@@ -2,6 +2,7 @@ package io.dlion.cli.train;
 
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.exchange.JoinNotice;
+import io.dlion.job.HandOver;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
@@ -19,6 +20,11 @@ public interface VoteTransport extends AutoCloseable {
      */
     default JoinNotice awaitJoin(final long timeoutMillis) throws Exception {
         throw new UnsupportedOperationException("this transport cannot rejoin a running job (use ./dlion worker)");
+    }
+
+    /** @return the hand-over this transport carries for its worker (a network one), or null: none. */
+    default HandOver handOver() {
+        return null;
     }
 
     /** Between rounds: read and drop results this worker will not vote in, so that waiting does not hold up the others. */

@@ -1,0 +1,132 @@
+package io.dlion.aeron.wire;
+
+import java.nio.ByteOrder;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Encoder and decoder of a {@link MessageType#HANDOVER_CHUNK}: a slice of a hand-over's payload, sent by the donor
+ * after its {@link HandOverBeginFlyweight} and relayed by the server. Slices go in order; each names its byte offset in
+ * the payload, so a receiver sees at once when one is missing.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+---------------+---------------+
+ *  |  Magic 0xD1   |    Version    |   Type = 17   |   NONE = 0    |  0
+ *  +---------------+---------------+---------------+---------------+
+ *  |                            Job Id                             |  4
+ *  +---------------------------------------------------------------+
+ *  |            First round of the joining worker (R)              |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                               0                               | 16
+ *  +-------------------------------+---------------+---------------+
+ *  |              0                |    Donor Id   |  Shard Index  | 20
+ *  +-------------------------------+---------------+---------------+
+ *  |            Joining worker's bit (exactly one bit set)         | 24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Byte offset of the slice in the payload       | 32
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                         Slice ...                            ... 40
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Fields are little-endian; the header's offsets are {@link MessageHeaderFlyweight}'s.
+ */
+public final class HandOverChunkFlyweight {
+    /** Offset of the slice's byte offset in the payload. */
+    public static final int PAYLOAD_OFFSET_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
+    /** Offset of the slice. */
+    public static final int DATA_OFFSET = PAYLOAD_OFFSET_OFFSET + Long.BYTES;
+
+    private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+
+    /**
+     * @param buffer to write the message into.
+     * @param offset at which the message starts.
+     * @return this for a fluent API.
+     */
+    public HandOverChunkFlyweight wrap(final MutableDirectBuffer buffer, final int offset) {
+        header.wrap(buffer, offset);
+        return this;
+    }
+
+    /**
+     * @param buffer holding a received message (mutable, as Aeron's term buffers are).
+     * @param offset at which the message starts.
+     * @return this for a fluent API.
+     */
+    public HandOverChunkFlyweight wrapForRead(final DirectBuffer buffer, final int offset) {
+        header.wrapForRead(buffer, offset);
+        return this;
+    }
+
+    /** @return the common header of the wrapped message. */
+    public MessageHeaderFlyweight header() {
+        return header;
+    }
+
+    /**
+     * @param sliceLength bytes of payload in the frame.
+     * @return the length of the frame.
+     */
+    public static int length(final int sliceLength) {
+        return DATA_OFFSET + sliceLength;
+    }
+
+    /**
+     * Write a whole HANDOVER_CHUNK at the wrapped offset.
+     *
+     * @param jobId         of the job.
+     * @param firstRound    the joining worker's first round.
+     * @param donor         the donor's worker id.
+     * @param shard         index of the shard whose server relays it.
+     * @param joiningWorker the joining worker's id.
+     * @param payloadOffset byte offset of the slice in the payload.
+     * @param slice         holds the slice.
+     * @param sliceOffset   where the slice starts in {@code slice}.
+     * @param sliceLength   bytes of the slice.
+     * @return the length written.
+     */
+    public int encode(final int jobId, final long firstRound, final int donor, final int shard, final int joiningWorker,
+        final long payloadOffset, final byte[] slice, final int sliceOffset, final int sliceLength) {
+        header.writeHeader(MessageType.HANDOVER_CHUNK, Encoding.NONE)
+            .jobId(jobId)
+            .round(firstRound)
+            .chunkWordOffset(0)
+            .chunkWords(0)
+            .workerId(donor)
+            .shard(shard)
+            .voterMask(1L << joiningWorker);
+        header.buffer().putLong(header.offset() + PAYLOAD_OFFSET_OFFSET, payloadOffset, ByteOrder.LITTLE_ENDIAN);
+        header.buffer().putBytes(header.offset() + DATA_OFFSET, slice, sliceOffset, sliceLength);
+        return length(sliceLength);
+    }
+
+    /** @return the joining worker's first round. */
+    public long firstRound() {
+        return header.round();
+    }
+
+    /** @return the donor's worker id. */
+    public int donor() {
+        return header.workerId();
+    }
+
+    /** @return the joining worker's bit as received. */
+    public long joiningMask() {
+        return header.voterMask();
+    }
+
+    /** @return the slice's byte offset in the payload. */
+    public long payloadOffset() {
+        return header.buffer().getLong(header.offset() + PAYLOAD_OFFSET_OFFSET, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** @return offset of the slice in the buffer. */
+    public int dataOffset() {
+        return header.offset() + DATA_OFFSET;
+    }
+}

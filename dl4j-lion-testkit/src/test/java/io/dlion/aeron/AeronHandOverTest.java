@@ -1,0 +1,102 @@
+package io.dlion.aeron;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.ExclusivePublication;
+import io.dlion.Lion;
+import io.dlion.aeron.client.AeronHandOver;
+import io.dlion.aeron.wire.HandOverBeginFlyweight;
+import io.dlion.dist.DLionAccumulator;
+import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
+import io.dlion.exchange.InProcessVoteHub;
+import io.dlion.exchange.JoinNotice;
+import io.dlion.testkit.Frames;
+import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The network hand-over through a real server's relay (IPC): a donor's checkpoint reaches the joining worker whole and
+ * checked (same parameters, same round, same run), a joining worker of another run refuses it naming both run ids, and a
+ * begin frame without the job's HMAC is dropped by the relay and counted. The donor is pumped from the joining worker's
+ * wait, as the exchange pumps it while the donor awaits a round.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class AeronHandOverTest {
+    private static final int JOB = 31;
+    private static final JobRun RUN = new JobRun(JOB, "run-a");
+
+    @Test
+    void shouldHandTheDonorsCheckpointToTheJoiningWorkerThroughTheServer() throws Exception {
+        final MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder().seed(5).dataType(DataType.FLOAT)
+            .updater(new Lion(0.01)).list()
+            .layer(new DenseLayer.Builder().nIn(300).nOut(400).activation(Activation.TANH).build())
+            .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(400).nOut(3).activation(Activation.SOFTMAX).build())
+            .build());
+        net.init();
+        try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(JOB).workers(3).paramCount(net.numParams())
+            .secret(Frames.SECRET))) {
+            final DLionAccumulator donorState = DLionAccumulator.forModel(net, new InProcessVoteHub(3, VoteRule.MAJORITY, 1000).exchange(0), 1000);
+            donorState.resumeAt(12);
+            final JoinNotice notice = new JoinNotice(2, 12, 0);
+            AeronHandOver donor = null;
+            AeronHandOver joiner = null;
+            AeronHandOver otherRun = null;
+            try {
+                donor = handOver(job, 0, RUN, false);
+                joiner = handOver(job, 2, RUN, true);
+                final String where = donor.give(notice, donorState);
+                assertTrue(where.contains("through the server"), where);
+                final AeronHandOver d = donor;
+                final DLionCheckpoint taken = joiner.take(notice, 60_000, d::doWork);
+                assertEquals(12, taken.round());
+                assertEquals(RUN, taken.run());
+                assertEquals(net.params(), taken.model().params(), "the joining worker has the donor's parameters");
+                assertEquals(0, donor.pending(), "sent completely");
+
+                otherRun = handOver(job, 2, new JobRun(JOB, "run-b"), true);
+                donor.give(notice, donorState);
+                final AeronHandOver o = otherRun;
+                final IOException refused = assertThrows(IOException.class, () -> o.take(notice, 60_000, d::doWork));
+                assertTrue(refused.getMessage().contains("run #" + Long.toHexString(RUN.runHash()))
+                    && refused.getMessage().contains("run 'run-b'"), refused.getMessage());
+            } finally {
+                CloseHelper.closeAll(otherRun, joiner, donor);
+            }
+
+            final long rejectedBefore = job.server(0).handOverCounts()[2];
+            final ExclusivePublication stranger = job.aeron().addExclusivePublication(job.shards().get(0).voteChannel(),
+                job.context().handOverStreamId());
+            final UnsafeBuffer begin = new UnsafeBuffer(new byte[HandOverBeginFlyweight.LENGTH]);
+            new HandOverBeginFlyweight().wrap(begin, 0).encode(JOB, 12, 0, 0, 2, RUN.runHash(), 100, new byte[32], null);
+            Frames.send(stranger, begin);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (job.server(0).handOverCounts()[2] == rejectedBefore) {
+                assertTrue(System.nanoTime() < deadline, "the relay counted the begin frame without the job's HMAC");
+                Thread.sleep(1);
+            }
+            assertEquals(rejectedBefore + 1, job.server(0).handOverCounts()[2]);
+            stranger.close();
+        }
+    }
+
+    private static AeronHandOver handOver(final LocalAeronJob job, final int worker, final JobRun run, final boolean join) {
+        return new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(worker).run(run)
+            .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()).join(join));
+    }
+}
