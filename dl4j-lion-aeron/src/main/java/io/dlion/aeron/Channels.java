@@ -103,4 +103,17 @@ public final class Channels {
     public static String udpResultsSubscription(final String localHost) {
         return "aeron:udp?endpoint=" + localHost + ":0";
     }
+
+    /**
+     * The same subscription channel with an Aeron tag, so that a second subscription of this process on another stream
+     * (a joining worker's network hand-over) shares its endpoint and ephemeral port: the server sends to that one
+     * endpoint, on every stream of its result channel, once the worker's HELLO named it.
+     *
+     * @param localHost the worker's address the results arrive on (one the server can reach).
+     * @param tag       unique among the channels of the media driver, e.g. {@code aeron.nextCorrelationId()}.
+     * @return a worker's result subscription channel; use the identical string for every subscription on that endpoint.
+     */
+    public static String udpResultsSubscription(final String localHost, final long tag) {
+        return udpResultsSubscription(localHost) + "|tags=" + tag;
+    }
 }

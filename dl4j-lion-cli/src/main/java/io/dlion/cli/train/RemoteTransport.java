@@ -70,7 +70,8 @@ public final class RemoteTransport implements VoteTransport {
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
             .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+                Channels.udpResultsSubscription(s.localHost(), runtime.aeron().nextCorrelationId()),
+                Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.dlion.cli.aeron;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.dlion.testkit.ChildProcess;
+import io.dlion.testkit.Frames;
 import io.dlion.testkit.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,8 +50,7 @@ class NetworkRejoinTest {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void shouldRejoinAKilledWorkerOverTheNetworkBitIdentical() throws Exception {
         final int votePort = TestPorts.freeUdpPort();
-        final Path secret = dir.resolve("secret");
-        Files.write(secret, "network rejoin test secret, 32 b".getBytes(StandardCharsets.US_ASCII));
+        final Path secret = Frames.writeSecret(dir.resolve("secret"));
         final ChildProcess server = start("server", List.of("server", "--job", "5", "--workers", "" + WORKERS, "--params", "203530",
             "--udp", "127.0.0.1:" + votePort + ":" + (votePort + 1), "--secret-file", secret.toString(), "--round-timeout-ms", "20000",
             "--status-interval", "1"));
