@@ -109,7 +109,8 @@ public final class GarbageCommand implements Callable<Integer> {
         try (AeronRuntime runtime = transport.launch()) {
             final ExclusivePublication publication = runtime.aeron().addExclusivePublication(transport.voteChannel(), transport.voteStream);
             try {
-                final GarbageFrames garbage = new GarbageFrames(frames.maxFrameLength(publication.maxPayloadLength()));
+                final GarbageFrames garbage = new GarbageFrames(frames.maxFrameLength(publication.maxPayloadLength())
+                    .senderSessionId(publication.sessionId()));
                 out.println("garbage: waiting for a server on " + publication.channel() + " stream " + publication.streamId());
                 out.flush();
                 if (!awaitConnected(publication)) {

@@ -89,7 +89,8 @@ class GarbageFramesTest {
         final AggregationServer server = startServer();
         final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, VOTE_STREAM);
         Await.awaitConnected(injector);
-        final GarbageFrames garbage = new GarbageFrames(jobContext(2_026).maxFrameLength(injector.maxPayloadLength()));
+        final GarbageFrames garbage = new GarbageFrames(jobContext(2_026).maxFrameLength(injector.maxPayloadLength())
+            .senderSessionId(injector.sessionId()));
         long sent = 0;
         // garbage before the workers' HELLOs too: a garbage HELLO that bound a worker id would show in workersJoined
         for (int f = 0; f < 2_000; f++) {
@@ -152,7 +153,7 @@ class GarbageFramesTest {
         assertEquals(0, server.counters().rejectedTotal(), "the real frames are accepted");
         assertEquals(0, server.currentRound(), "round 0 open");
 
-        final GarbageFrames garbage = new GarbageFrames(jobContext(77).maxRound(3));
+        final GarbageFrames garbage = new GarbageFrames(jobContext(77).maxRound(3).senderSessionId(999));
         final int frames = 100_000;
         for (int f = 0; f < frames; f++) {
             assertEquals(ControlledFragmentHandler.Action.CONTINUE, feed(server, garbage.next(), 999), "frame " + f);
@@ -168,7 +169,7 @@ class GarbageFramesTest {
     void shouldLetGarbageTakeOverWorkerIdsWhenTheServerHasNoSecretWhichIsWhyTheSenderRefusesToRun() {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
         unscheduledServer = new AggregationServer(serverContext().secret(null));
-        final GarbageFrames garbage = new GarbageFrames(jobContext(3));
+        final GarbageFrames garbage = new GarbageFrames(jobContext(3).senderSessionId(999));
         for (int f = 0; f < 10_000; f++) {
             feed(unscheduledServer, garbage.next(), 999);
         }

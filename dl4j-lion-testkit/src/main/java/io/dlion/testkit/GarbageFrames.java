@@ -110,6 +110,7 @@ public final class GarbageFrames {
         RejectReason.OUT_OF_RANGE,
         RejectReason.PARAM_COUNT_MISMATCH,
         RejectReason.BAD_CREDENTIALS,
+        RejectReason.REPLAYED_HELLO,
         RejectReason.UNAUTHENTICATED));
 
     /** Most mutations applied to one frame. */
@@ -337,10 +338,11 @@ public final class GarbageFrames {
         return flyweight.wrap(dst.buffer, 0).encode(jobId, round, wordOffset, words, worker, shard, signs, layout.paramsOf(wordOffset, words), 0);
     }
 
-    /** A corpus HELLO: from an unknown session, asking for results at a loopback port nobody listens on. */
+    /** A corpus HELLO: naming the sender's session, asking for results at a loopback port nobody listens on. */
     private static int writeHello(final Scratch dst, final HelloFlyweight flyweight, final int jobId, final long round, final int worker,
-        final int shard, final long paramCount, final HelloCredentials credentials, final long timestampMs, final long nonce) {
-        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, (int)nonce, LOOPBACK, DISCARD_PORT, credentials,
+        final int shard, final long paramCount, final int sessionId, final HelloCredentials credentials, final long timestampMs,
+        final long nonce) {
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, sessionId, LOOPBACK, DISCARD_PORT, credentials,
             nonce, timestampMs);
     }
 
@@ -415,11 +417,13 @@ public final class GarbageFrames {
             final long now = ctx.epochClock.time();
             switch (random.nextInt(3)) {
                 case 0:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), wrongCredentials, now, random.nextLong());
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, wrongCredentials, now,
+                        random.nextLong());
                 case 1:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), null, 0, 0);
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, null, 0, 0);
                 default:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), wrongCredentials, now - ctx.staleMs,
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, wrongCredentials,
+                        now - ctx.staleMs,
                         random.nextLong());
             }
         }
@@ -447,6 +451,7 @@ public final class GarbageFrames {
         private int maxFrameLength = MAX_FRAME_LENGTH_DEFAULT;
         private long maxRound = MAX_ROUND_DEFAULT;
         private long staleMs = STALE_MS_DEFAULT;
+        private int senderSessionId;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private ChunkLayout layout;
 
@@ -548,6 +553,20 @@ public final class GarbageFrames {
 
         public long maxRound() {
             return maxRound;
+        }
+
+        /**
+         * @param senderSessionId the Aeron session the frames will be sent on: the corpus HELLOs name it, as a stranger's
+         *                        own HELLO would (one naming another session is refused before anything else about it).
+         * @return this for a fluent API.
+         */
+        public Context senderSessionId(final int senderSessionId) {
+            this.senderSessionId = senderSessionId;
+            return this;
+        }
+
+        public int senderSessionId() {
+            return senderSessionId;
         }
 
         /**

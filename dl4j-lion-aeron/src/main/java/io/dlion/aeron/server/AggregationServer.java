@@ -354,7 +354,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     /**
      * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
-     * with the others, or, with fewer than the quorum, the round is aborted.
+     * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never said HELLO
+     * to this server (still starting): then, below the quorum, the round waits another round timeout.
      */
     private void onDeadline(final long now) {
         if (window.isOldestChunkVoted()) {
@@ -362,7 +363,14 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return;
         }
         final long present = window.presentInOldestChunk();
-        membership.drop(window.required(membership.activeMask()) & ~present);
+        final long missing = window.required(membership.activeMask()) & ~present;
+        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.boundMask()) != 0) {
+            // a missing worker has never said HELLO to this server: it is still starting (its process, its first
+            // training step), not lost; below the quorum the round waits another deadline for it instead of failing the job
+            window.progress(now);
+            return;
+        }
+        membership.drop(missing);
         if (Long.bitCount(present) < ctx.minVoters) {
             counters.roundsAbandoned().incrementPlain();
             publisher.queueAbort(window.currentRound(), present);

@@ -76,4 +76,49 @@ class AggregationServerTest {
         assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 99));
         assertEquals(1, server.counters().rejected(RejectReason.UNAUTHENTICATED).get(), "a vote from another session");
     }
+
+    /**
+     * At the start of a job one worker may reach its first vote long before another has even said HELLO (a slower process
+     * start, a slower first training step). Below the quorum, the round does not abort for a worker that never said
+     * HELLO: it waits another deadline; a worker that did say HELLO and then misses the deadline is dropped as before.
+     */
+    @Test
+    void shouldWaitForAWorkerThatNeverSaidHelloInsteadOfAbortingBelowTheQuorum() throws InterruptedException {
+        final long[] now = {0};
+        final long timeoutNs = 1_000;
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(3).paramCount(PARAMS).chunkWords(CHUNK_WORDS).minVoters(2)
+            .roundTimeoutNs(timeoutNs).nanoClock(() -> now[0])
+            .voteChannel(IPC).voteStreamId(1783).resultChannel(IPC).resultStreamId(1784));
+        results = runtime.aeron().addSubscription(IPC, 1784);
+        while (!server.isConnected()) {
+            Thread.sleep(1);
+        }
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[VoteChunkFlyweight.length((long)CHUNK_WORDS * 64)]);
+        final long[][] signs = {new long[(int)((PARAMS + 63) >>> 6)]};
+        final VoteChunkFlyweight vote = new VoteChunkFlyweight();
+        hello(frame, 0);
+        server.onMessage(frame, 0, vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 0, 0, signs, PARAMS, 0), FrameDescriptor.UNFRAGMENTED, 10);
+        for (int deadline = 0; deadline < 3; deadline++) {
+            now[0] += 2 * timeoutNs;
+            server.doWork();
+        }
+        assertEquals(0, server.counters().roundsAbandoned().get(), "workers 1 and 2 never said HELLO: still starting, not lost");
+        assertEquals(0, server.counters().workersDropped().get());
+
+        hello(frame, 1);
+        server.onMessage(frame, 0, vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, signs, PARAMS, 0), FrameDescriptor.UNFRAGMENTED, 11);
+        now[0] += 2 * timeoutNs;
+        server.doWork();
+        server.doWork();
+        assertEquals(1, server.counters().workersDropped().get(), "worker 2 dropped once the quorum is present");
+        assertEquals(1, server.counters().chunksVoted().get(), "the first chunk voted by workers 0 and 1");
+        assertEquals(0, server.counters().roundsAbandoned().get());
+    }
+
+    private void hello(final UnsafeBuffer frame, final int worker) {
+        final int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, worker, 0, PARAMS, 10 + worker, null, 0, null, 0, 0);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10 + worker));
+    }
 }
