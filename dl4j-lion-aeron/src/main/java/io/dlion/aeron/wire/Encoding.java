@@ -15,6 +15,8 @@ package io.dlion.aeron.wire;
  *       as {@code b = bitsFor(voters)} bit planes of {@code ceil(p / 8)} bytes each, plane 0 (least significant
  *       bit of k) first.</li>
  *   <li>{@link #HMAC_SHA256}: the body of an authenticated HELLO, {@link HelloCredentials}.</li>
+ *   <li>{@link #FP32}: dense data-parallel frames ({@link GradientChunkFlyweight}, {@link MeanChunkFlyweight}): one
+ *       little-endian IEEE 754 float per parameter, {@code 4 * p} bytes.</li>
  * </ul>
  */
 public final class Encoding {
@@ -28,6 +30,8 @@ public final class Encoding {
     public static final int COUNT_PLANES = 3;
     /** HELLO credentials: nonce, timestamp and HMAC-SHA256, see {@link HelloCredentials}. */
     public static final int HMAC_SHA256 = 4;
+    /** One little-endian fp32 per parameter (dense data-parallel gradients and means). */
+    public static final int FP32 = 5;
 
     /** Parameters per byte of {@link #TERNARY}. */
     public static final int TRITS_PER_BYTE = 5;
@@ -64,6 +68,8 @@ public final class Encoding {
                 return bitsFor(voters) * (int)((params + 7) >>> 3);
             case HMAC_SHA256:
                 return HelloCredentials.BODY_LENGTH;
+            case FP32:
+                return Math.toIntExact(params * Float.BYTES);
             default:
                 throw new IllegalArgumentException("unknown encoding " + encoding);
         }

@@ -19,6 +19,13 @@ public final class MessageType {
      * the live worker that hands the joining worker the job's parameters as of the start of that round. No body.
      */
     public static final int JOIN_NOTICE = 5;
+    /** Worker to server, dense data-parallel: one chunk of a worker's fp32 gradient ({@link GradientChunkFlyweight}). */
+    public static final int GRADIENT_CHUNK = 6;
+    /**
+     * Server to workers, dense data-parallel: one chunk of the fp32 mean of the gradients of the workers in the voter
+     * mask ({@link MeanChunkFlyweight}).
+     */
+    public static final int MEAN_CHUNK = 7;
 
     private MessageType() {
     }
@@ -39,6 +46,10 @@ public final class MessageType {
                 return "ROUND_ABORT";
             case JOIN_NOTICE:
                 return "JOIN_NOTICE";
+            case GRADIENT_CHUNK:
+                return "GRADIENT_CHUNK";
+            case MEAN_CHUNK:
+                return "MEAN_CHUNK";
             default:
                 return "UNKNOWN(" + type + ")";
         }
