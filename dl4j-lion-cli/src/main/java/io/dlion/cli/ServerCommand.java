@@ -9,10 +9,12 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.DenseAggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
@@ -46,6 +48,10 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
     String rule;
+
+    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion (sign votes, --rule) or dense (the dense data-parallel baseline:"
+        + " fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw) (default: ${DEFAULT-VALUE}).")
+    String sharing;
 
     @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
     String shard;
@@ -105,23 +111,38 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }, "dlion-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        final boolean dense = parseDense(sharing);
         try (AeronRuntime runtime = transport.launch()) {
-            final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
                 .shard(shardIndex).paramRange(from, to)
                 .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret()));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(transport.secret());
+            final Agent agent;
+            final ServerCounters serverCounters;
+            final Object layout;
+            if (dense) {
+                final DenseAggregationServer denseServer = new DenseAggregationServer(ctx);
+                agent = denseServer;
+                serverCounters = denseServer.counters();
+                layout = "dense " + denseServer.layout();
+            } else {
+                final AggregationServer voteServer = new AggregationServer(ctx);
+                agent = voteServer;
+                serverCounters = voteServer.counters();
+                layout = voteServer.layout();
+            }
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, agent);
             Thread status = null;
             try {
                 AgentRunner.startOnThread(runner);
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + server.layout() + " votes=" + server.context().voteChannel()
-                    + " results=" + server.context().resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + layout + " votes=" + ctx.voteChannel()
+                    + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    status = new Thread(() -> printStatus(server.counters(), System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(serverCounters, System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
@@ -133,12 +154,23 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.close(runner);
-                printLine(server.counters(), System.out);
+                printLine(serverCounters, System.out);
             }
         } finally {
             closed.countDown();
         }
         return 0;
+    }
+
+    static boolean parseDense(final String sharing) {
+        switch (sharing.toLowerCase(java.util.Locale.ROOT)) {
+            case "dlion":
+                return false;
+            case "dense":
+                return true;
+            default:
+                throw new IllegalArgumentException("--sharing must be dlion or dense, got " + sharing);
+        }
     }
 
     static VoteRule parseRule(final String rule) {

@@ -391,6 +391,21 @@ public final class AeronMeanExchange implements MeanExchange {
             return this;
         }
 
+        /** @return the Aeron client. */
+        public Aeron aeron() {
+            return aeron;
+        }
+
+        /** @return the server's channels and streams, or null before {@link #conclude()} for the defaults. */
+        public ShardEndpoint endpoint() {
+            return endpoint;
+        }
+
+        /** @return how long the constructor waits for the server. */
+        public long connectTimeoutNs() {
+            return connectTimeoutNs;
+        }
+
         /**
          * @param workerId this worker, in [0, workers).
          * @return this for a fluent API.

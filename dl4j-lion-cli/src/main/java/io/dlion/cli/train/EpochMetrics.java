@@ -2,10 +2,16 @@ package io.dlion.cli.train;
 
 /**
  * One row of {@code metrics.csv}: the state after an epoch. Bytes and rounds are cumulative over the run
- * and over all workers; bytes are counted where they are sent or received, not computed from a formula.
+ * and over all workers; bytes are counted where they are sent or received, not computed from a formula. The last eight
+ * columns are where this epoch's rounds spent their time ({@link io.dlion.exchange.RoundTimes}: compute, pack, wait,
+ * apply; mean and p99 in milliseconds over the rounds of the epoch of the workers in this process); empty for runs
+ * without an exchange.
  */
 public final class EpochMetrics {
-    public static final String CSV_HEADER = "epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s";
+    public static final String CSV_HEADER = "epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s,"
+        + "compute_ms,compute_p99_ms,pack_ms,pack_p99_ms,wait_ms,wait_p99_ms,apply_ms,apply_p99_ms";
+    /** Columns of the round times: mean and p99 of compute, pack, wait, apply. */
+    static final int TIME_COLUMNS = 8;
 
     final int epoch;
     final long rounds;
@@ -16,9 +22,20 @@ public final class EpochMetrics {
     final long params;
     final int workers;
     final double wallSeconds;
+    /** Mean and p99 (ms) of compute, pack, wait and apply, or null. */
+    final double[] timesMs;
 
     EpochMetrics(final int epoch, final long rounds, final double testAccuracy, final double trainLoss, final long bytesUp,
         final long bytesDown, final long params, final int workers, final double wallSeconds) {
+        this(epoch, rounds, testAccuracy, trainLoss, bytesUp, bytesDown, params, workers, wallSeconds, null);
+    }
+
+    EpochMetrics(final int epoch, final long rounds, final double testAccuracy, final double trainLoss, final long bytesUp,
+        final long bytesDown, final long params, final int workers, final double wallSeconds, final double[] timesMs) {
+        if (timesMs != null && timesMs.length != TIME_COLUMNS) {
+            throw new IllegalArgumentException("timesMs must have " + TIME_COLUMNS + " values, got " + timesMs.length);
+        }
+        this.timesMs = timesMs == null ? null : timesMs.clone();
         this.epoch = epoch;
         this.rounds = rounds;
         this.testAccuracy = testAccuracy;
@@ -66,8 +83,34 @@ public final class EpochMetrics {
         return trainLoss;
     }
 
+    /** @return mean and p99 (ms) of compute, pack, wait and apply, or null for a run without an exchange. */
+    public double[] timesMs() {
+        return timesMs == null ? null : timesMs.clone();
+    }
+
+    /**
+     * @param times the rounds of this epoch (every worker of this process).
+     * @return mean and p99 in ms of compute, pack, wait and apply.
+     */
+    static double[] timesOf(final io.dlion.exchange.RoundTimes times) {
+        final double[] ms = new double[TIME_COLUMNS];
+        int i = 0;
+        for (final io.dlion.exchange.RoundTimes.Phase p : io.dlion.exchange.RoundTimes.Phase.values()) {
+            ms[i++] = times.meanMillis(p);
+            ms[i++] = times.p99Millis(p);
+        }
+        return ms;
+    }
+
     String csv() {
-        return String.format(java.util.Locale.ROOT, "%d,%d,%.4f,%.5f,%d,%d,%d,%d,%.1f", epoch, rounds, testAccuracy, trainLoss, bytesUp, bytesDown,
-            params, workers, wallSeconds);
+        final StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT, "%d,%d,%.4f,%.5f,%d,%d,%d,%d,%.1f", epoch, rounds,
+            testAccuracy, trainLoss, bytesUp, bytesDown, params, workers, wallSeconds));
+        for (int i = 0; i < TIME_COLUMNS; i++) {
+            sb.append(',');
+            if (timesMs != null) {
+                sb.append(String.format(java.util.Locale.ROOT, "%.3f", timesMs[i]));
+            }
+        }
+        return sb.toString();
     }
 }

@@ -34,9 +34,16 @@ final class Reports {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final List<String> lines = Files.readAllLines(file);
         for (final String line : lines.subList(1, lines.size())) {
-            final String[] f = line.split(",");
+            final String[] f = line.split(",", -1);
+            double[] times = null;
+            if (f.length >= 9 + EpochMetrics.TIME_COLUMNS && !f[9].isEmpty()) {
+                times = new double[EpochMetrics.TIME_COLUMNS];
+                for (int i = 0; i < times.length; i++) {
+                    times[i] = Double.parseDouble(f[9 + i]);
+                }
+            }
             metrics.add(new EpochMetrics(Integer.parseInt(f[0]), Long.parseLong(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-                Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Integer.parseInt(f[7]), Double.parseDouble(f[8])));
+                Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Integer.parseInt(f[7]), Double.parseDouble(f[8]), times));
         }
         return metrics;
     }
