@@ -43,7 +43,7 @@ class TrainCommandTest {
             "--workers", "3", "--transport", "inproc", "--epochs", "2", "--batch", "48", "--lr", "1e-3", "--train-limit", "960",
             "--test-limit", "200", "--out", out.toString());
         final List<String> csv = Files.readAllLines(out.resolve("metrics.csv"));
-        assertEquals("epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s,compute_ms,compute_p99_ms,pack_ms,"
+        assertEquals("epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s,train_s,compute_ms,compute_p99_ms,pack_ms,"
             + "pack_p99_ms,wait_ms,wait_p99_ms,apply_ms,apply_p99_ms", csv.get(0));
         assertEquals(3, csv.size());
         final String[] last = csv.get(2).split(",");
@@ -55,7 +55,7 @@ class TrainCommandTest {
         assertEquals(40L * 3 * ((params + 7) / 8), Long.parseLong(last[5]), "odd N: 1 bit per parameter down");
         assertTrue(Files.size(out.resolve("accuracy_vs_epoch.png")) > 1000);
         assertTrue(Files.size(out.resolve("accuracy_vs_bytes.png")) > 1000);
-        assertTrue(Double.parseDouble(last[13]) > 0, "the mean wait of a round is recorded: " + csv.get(2));
+        assertTrue(Double.parseDouble(last[14]) > 0, "the mean wait of a round is recorded: " + csv.get(2));
         assertTrue(printed.contains("ms (mean/p99)"), "the epoch line shows the round times");
         assertSameHashes(printed, 3);
     }
@@ -70,7 +70,7 @@ class TrainCommandTest {
         // 159 full chunks of 1,280 fp32 (5,184-byte frames with both headers) and a tail of 10 parameters (128 bytes)
         assertEquals(10L * 3 * (159 * 5184 + 128), Long.parseLong(last[4]), "4 bytes per parameter per round per worker up, counted on the wire");
         assertEquals(Long.parseLong(last[4]), Long.parseLong(last[5]), "and the same down");
-        for (int c = 9; c < 17; c++) {
+        for (int c = 10; c < 18; c++) {
             assertTrue(Double.parseDouble(last[c]) >= 0, "time column " + c);
         }
         assertSameHashes(printed, 3);

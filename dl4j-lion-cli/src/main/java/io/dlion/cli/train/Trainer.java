@@ -61,6 +61,8 @@ public final class Trainer {
     private final PrintStream out;
     private Progress progress;
     private int progressEpoch;
+    /** Time spent evaluating after epochs so far, left out of {@code train_s}. */
+    private long evaluationNanos;
 
     public Trainer(final TrainConfig config, final PrintStream out) {
         this.config = config.validate();
@@ -498,9 +500,12 @@ public final class Trainer {
 
     private EpochMetrics epochDone(final int epoch, final long rounds, final Model model, final DataSet test, final double loss, final long up,
         final long down, final int workers, final long start, final RoundTimes times) {
+        final long evaluationStart = System.nanoTime();
         final double accuracy = evaluate(model, test);
+        final long now = System.nanoTime();
+        evaluationNanos += now - evaluationStart;
         final EpochMetrics m = new EpochMetrics(epoch, rounds, accuracy, loss, up, down, model.numParams(), workers,
-            (System.nanoTime() - start) / 1e9, times == null ? null : EpochMetrics.timesOf(times));
+            (now - start) / 1e9, (now - start - evaluationNanos) / 1e9, times == null ? null : EpochMetrics.timesOf(times));
         out.printf("epoch %d  test accuracy %.4f  train loss %.4f  bytes up %,d  down %,d  %.1f s%s%n", epoch, accuracy, loss, up, down,
             m.wallSeconds, times == null ? "" : "  " + times.summary());
         return m;
