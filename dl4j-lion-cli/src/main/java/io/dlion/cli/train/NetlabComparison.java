@@ -178,7 +178,7 @@ public final class NetlabComparison {
                 continue;
             }
             final EpochMetrics last = job.get(job.size() - 1);
-            final double perEpoch = last.trainSeconds / job.size();
+            final double perEpoch = secondsPerEpoch(job);
             final Double toTarget = secondsTo(job, target);
             sb.append(String.format(Locale.ROOT, "| %s%s | %.1f | %s | %.2f%% | %,d |", r.label(), r.exitCode() == 0 ? "" : " (exit " + r.exitCode() + ")",
                 perEpoch, toTarget == null ? "not reached" : String.format(Locale.ROOT, "%.1f", toTarget), 100 * last.testAccuracy,
@@ -199,8 +199,9 @@ public final class NetlabComparison {
                 denseTarget = toTarget;
             }
         }
-        sb.append("\ns/epoch: training time (wall clock, evaluations left out) over the epochs; s to X%: training time until the first epoch"
-            + " whose test accuracy reached X%; bytes: every worker's frames up and down, headers included, counted on the wire; per round:"
+        sb.append("\ns/epoch: training time (wall clock, evaluations left out) of epochs 2 to the last, per epoch (epoch 1 also holds the"
+            + " start-up: JIT warm-up and waiting for the last worker process to join; with one epoch it is epoch 1); s to X%: training time"
+            + " from the start until the first epoch whose test accuracy reached X%; bytes: every worker's frames up and down, headers included, counted on the wire; per round:"
             + " mean (p99) of worker 0's rounds in the last epoch.\n");
         if (mavoEpoch != null && denseEpoch != null) {
             sb.append(String.format(Locale.ROOT, "%nD-Lion MaVo against dense G-Lion: %.2fx faster per epoch", denseEpoch / mavoEpoch));
@@ -210,6 +211,14 @@ public final class NetlabComparison {
             sb.append(".\n");
         }
         return sb.toString();
+    }
+
+    /** @return training seconds per epoch of epochs 2 to the last (epoch 1 when there is only one). */
+    static double secondsPerEpoch(final List<EpochMetrics> job) {
+        if (job.size() == 1) {
+            return job.get(0).trainSeconds;
+        }
+        return (job.get(job.size() - 1).trainSeconds - job.get(0).trainSeconds) / (job.size() - 1);
     }
 
     /** @return training seconds at the first epoch with at least {@code target} test accuracy, or null. */
