@@ -130,6 +130,35 @@ class DenseDataParallelTest {
         }
     }
 
+    @Test
+    void shouldAllocateNothingPerRoundInSubmitAwaitAndTheRoundTimes() throws Exception {
+        final int workers = 2;
+        final int params = 5_000;
+        final List<AeronMeanExchange> exchanges = launch(workers, params);
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        final List<float[][]> allocated = runRounds(exchanges, w -> {
+            final float[] gradient = new float[params];
+            final RoundTimes times = new RoundTimes();
+            long before = 0;
+            for (int r = 0; r < 200; r++) {
+                if (r == 100) {
+                    before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                }
+                gradient[r] = r;
+                final long start = System.nanoTime();
+                times.packStarted(start);
+                exchanges.get(w).submit(r, gradient);
+                exchanges.get(w).await(r, 60_000);
+                times.record(RoundTimes.Phase.WAIT, System.nanoTime() - start);
+                times.roundDone(System.nanoTime());
+            }
+            return new float[][] {{threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before}};
+        });
+        for (int w = 0; w < workers; w++) {
+            assertTrue(allocated.get(w)[0][0] < 100 * 16, "worker " + w + " allocated " + allocated.get(w)[0][0] + " bytes in 100 rounds");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"lion", "adamw"})
     void shouldEqualOneModelWithTheSameUpdaterWhenEveryWorkerHasTheSameBatch(final String updater) throws Exception {
