@@ -10,7 +10,8 @@
 # --server, --local-host, --worker-id, --workers, --job, --out and --secret-file are set by the lab. --server-args passes
 # options to the server (e.g. "--rule average", or "--sharing dense" with workers' --sharing dense-lion). The job's secret
 # is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
-# (default -Xmx2g) and OMP_NUM_THREADS (default 1). Needs root (network namespaces); installs iproute2 if missing.
+# (default -Xmx2g and 2 MiB UDP socket buffers) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
+# Needs root (network namespaces); installs iproute2 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORKERS=3
@@ -20,7 +21,7 @@ OUT=runs/netlab
 SERVER_ARGS=""
 PARAMS=203530
 SECRET_FILE=""
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;
@@ -40,12 +41,15 @@ case "$WORKERS" in ''|*[!0-9]*) echo "netlab: --workers must be a number in [1, 
 if [ "$WORKERS" -lt 1 ] || [ "$WORKERS" -gt 64 ]; then echo "netlab: --workers must be in [1, 64], got $WORKERS" >&2; exit 2; fi
 if [ "$(id -u)" != "0" ]; then echo "netlab: network namespaces need root" >&2; exit 1; fi
 bash "$ROOT/scripts/install-netlab.sh"
-export DLION_JAVA_OPTS="${DLION_JAVA_OPTS:--Xmx2g}"
+# 2 MiB UDP socket buffers: N worker JVMs share the host's cores, and a receiver thread that waits for a core must not
+# lose datagrams (a lost result frame is retransmitted to every worker of the multi-destination-cast)
+export DLION_JAVA_OPTS="${DLION_JAVA_OPTS:--Xmx2g -Daeron.socket.so_rcvbuf=2097152 -Daeron.socket.so_sndbuf=2097152}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 
 LAB="dl$$"                      # every name this run makes starts with it
 BRIDGE_NS="$LAB-br"
 NETWORK=198.18.0
+MTU=9000                        # jumbo frames: an 8 KiB Aeron frame is one Ethernet frame, not six IP fragments
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 if [ -z "$SECRET_FILE" ]; then
@@ -86,12 +90,12 @@ shape() { # namespace, device: rate (tbf) and delay (netem, when the kernel has 
 
 ip netns add "$BRIDGE_NS"
 ip netns exec "$BRIDGE_NS" ip link add br0 type bridge
-ip netns exec "$BRIDGE_NS" ip link set br0 up
+ip netns exec "$BRIDGE_NS" ip link set br0 mtu "$MTU" up
 ip netns exec "$BRIDGE_NS" ip link set lo up
 host() { # name, last octet
     local ns="$LAB-$1" a="$LAB$2a" b="$LAB$2b"
     ip netns add "$ns"
-    ip link add "$a" type veth peer name "$b"
+    ip link add "$a" mtu "$MTU" type veth peer name "$b" mtu "$MTU"
     ip link set "$a" netns "$ns"
     ip link set "$b" netns "$BRIDGE_NS"
     ip netns exec "$ns" ip link set "$a" name eth0
@@ -105,7 +109,7 @@ host() { # name, last octet
 }
 host server 1
 for i in $(seq 0 $((WORKERS - 1))); do host "w$i" $((10 + i)); done
-echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24, every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
+echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
 
 # build once, outside the namespaces (./dlion builds on first use)
 "$ROOT/dlion" --help >/dev/null 2>&1 || true
