@@ -7,8 +7,11 @@
 #   scripts/netlab.sh --workers 3 --rate 100mbit --delay 0.1ms --out runs/netlab -- [worker options...]
 #
 # Worker options are passed to every './dlion worker' (e.g. --model mlp --epochs 1 --batch 120 --train-limit 6000);
-# --server, --local-host, --worker-id, --workers, --job and --out are set by the lab. --server-args passes options to
-# the server (e.g. --server-args "--rule average"). Needs root (network namespaces); installs iproute2 if missing.
+# --server, --local-host, --worker-id, --workers, --job, --out and --secret-file are set by the lab. --server-args passes
+# options to the server (e.g. "--rule average", or "--sharing dense" with workers' --sharing dense-lion). The job's secret
+# is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
+# (default -Xmx2g and 2 MiB UDP socket buffers) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
+# Needs root (network namespaces); installs iproute2 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORKERS=3
@@ -17,7 +20,8 @@ DELAY=0.1ms
 OUT=runs/netlab
 SERVER_ARGS=""
 PARAMS=203530
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+SECRET_FILE=""
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;
@@ -26,6 +30,7 @@ while [ $# -gt 0 ]; do
         --out) OUT="$2"; shift 2 ;;
         --params) PARAMS="$2"; shift 2 ;;
         --server-args) SERVER_ARGS="$2"; shift 2 ;;
+        --secret-file) SECRET_FILE="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "netlab: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -35,16 +40,24 @@ WORKER_ARGS=("$@")
 case "$WORKERS" in ''|*[!0-9]*) echo "netlab: --workers must be a number in [1, 64], got '$WORKERS'" >&2; exit 2 ;; esac
 if [ "$WORKERS" -lt 1 ] || [ "$WORKERS" -gt 64 ]; then echo "netlab: --workers must be in [1, 64], got $WORKERS" >&2; exit 2; fi
 if [ "$(id -u)" != "0" ]; then echo "netlab: network namespaces need root" >&2; exit 1; fi
-if ! command -v ip >/dev/null 2>&1 || ! command -v tc >/dev/null 2>&1; then
-    echo "Installing iproute2 ..." >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
-fi
+bash "$ROOT/scripts/install-netlab.sh"
+# 2 MiB UDP socket buffers: N worker JVMs share the host's cores, and a receiver thread that waits for a core must not
+# lose datagrams (a lost result frame is retransmitted to every worker of the multi-destination-cast)
+export DLION_JAVA_OPTS="${DLION_JAVA_OPTS:--Xmx2g -Daeron.socket.so_rcvbuf=2097152 -Daeron.socket.so_sndbuf=2097152}"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 
 LAB="dl$$"                      # every name this run makes starts with it
 BRIDGE_NS="$LAB-br"
 NETWORK=198.18.0
+MTU=9000                        # jumbo frames: an 8 KiB Aeron frame is one Ethernet frame, not six IP fragments
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
+if [ -z "$SECRET_FILE" ]; then
+    SECRET_FILE="$OUT/job.secret"
+    (umask 077 && head -c 32 /dev/urandom > "$SECRET_FILE")
+    chmod 600 "$SECRET_FILE"
+fi
+SECRET_FILE="$(cd "$(dirname "$SECRET_FILE")" && pwd)/$(basename "$SECRET_FILE")"
 PIDS=()
 
 teardown() {
@@ -77,12 +90,12 @@ shape() { # namespace, device: rate (tbf) and delay (netem, when the kernel has 
 
 ip netns add "$BRIDGE_NS"
 ip netns exec "$BRIDGE_NS" ip link add br0 type bridge
-ip netns exec "$BRIDGE_NS" ip link set br0 up
+ip netns exec "$BRIDGE_NS" ip link set br0 mtu "$MTU" up
 ip netns exec "$BRIDGE_NS" ip link set lo up
 host() { # name, last octet
     local ns="$LAB-$1" a="$LAB$2a" b="$LAB$2b"
     ip netns add "$ns"
-    ip link add "$a" type veth peer name "$b"
+    ip link add "$a" mtu "$MTU" type veth peer name "$b" mtu "$MTU"
     ip link set "$a" netns "$ns"
     ip link set "$b" netns "$BRIDGE_NS"
     ip netns exec "$ns" ip link set "$a" name eth0
@@ -96,20 +109,19 @@ host() { # name, last octet
 }
 host server 1
 for i in $(seq 0 $((WORKERS - 1))); do host "w$i" $((10 + i)); done
-echo "netlab: $((WORKERS + 1)) hosts on $NETWORK.0/24, every link $RATE each way$([ "$NETEM" = 1 ] && echo ", $DELAY delay")" >&2
+echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
 
 # build once, outside the namespaces (./dlion builds on first use)
 "$ROOT/dlion" --help >/dev/null 2>&1 || true
 cd "$ROOT"
-rm -f "$OUT/job.secret" && ./dlion secret "$OUT/job.secret" >/dev/null   # the job's secret, owner-only
 # shellcheck disable=SC2086
 ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
-    --udp "$NETWORK.1:40123:40124" --secret-file "$OUT/job.secret" --status-interval 5 $SERVER_ARGS > "$OUT/server.log" 2>&1 &
+    --udp "$NETWORK.1:40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
 PIDS+=($!)
 WORKER_PIDS=()
 for i in $(seq 0 $((WORKERS - 1))); do
     ip netns exec "$LAB-w$i" ./dlion worker --server "$NETWORK.1" --local-host "$NETWORK.$((10 + i))" --job 1 \
-        --worker-id "$i" --workers "$WORKERS" --secret-file "$OUT/job.secret" --out "$OUT/worker-$i" "${WORKER_ARGS[@]}" \
+        --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
         > "$OUT/worker-$i.log" 2>&1 &
     PIDS+=($!)
     WORKER_PIDS+=($!)

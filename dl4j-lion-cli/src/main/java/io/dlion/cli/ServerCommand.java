@@ -5,14 +5,17 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.DenseAggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
@@ -27,6 +30,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
 public final class ServerCommand implements Callable<Integer> {
+    private static final long[] NO_HAND_OVERS = new long[3];
     private static final System.Logger LOG = System.getLogger(ServerCommand.class.getName());
 
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
@@ -46,6 +50,10 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
     String rule;
+
+    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion (sign votes, --rule) or dense (the dense data-parallel baseline:"
+        + " fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw) (default: ${DEFAULT-VALUE}).")
+    String sharing;
 
     @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
     String shard;
@@ -106,23 +114,41 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }, "dlion-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        final boolean dense = parseDense(sharing);
         try (AeronRuntime runtime = transport.launch()) {
-            final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+            final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
                 .shard(shardIndex).paramRange(from, to)
                 .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret);
+            final Agent agent;
+            final ServerCounters serverCounters;
+            final Supplier<long[]> handOver;
+            final Object layout;
+            if (dense) {
+                final DenseAggregationServer denseServer = new DenseAggregationServer(ctx);
+                agent = denseServer;
+                serverCounters = denseServer.counters();
+                handOver = () -> NO_HAND_OVERS;
+                layout = "dense " + denseServer.layout();
+            } else {
+                final AggregationServer voteServer = new AggregationServer(ctx);
+                agent = voteServer;
+                serverCounters = voteServer.counters();
+                handOver = voteServer::handOverCounts;
+                layout = voteServer.layout();
+            }
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, agent);
             Thread status = null;
             try {
                 AgentRunner.startOnThread(runner);
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + server.layout() + " votes=" + server.context().voteChannel()
-                    + " results=" + server.context().resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + layout + " votes=" + ctx.voteChannel()
+                    + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    status = new Thread(() -> printStatus(server, System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(serverCounters, handOver, System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
@@ -134,12 +160,23 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.close(runner);
-                printLine(server, System.out);
+                printLine(serverCounters, handOver.get(), System.out);
             }
         } finally {
             closed.countDown();
         }
         return 0;
+    }
+
+    static boolean parseDense(final String sharing) {
+        switch (sharing.toLowerCase(java.util.Locale.ROOT)) {
+            case "dlion":
+                return false;
+            case "dense":
+                return true;
+            default:
+                throw new IllegalArgumentException("--sharing must be dlion or dense, got " + sharing);
+        }
     }
 
     static VoteRule parseRule(final String rule) {
@@ -155,19 +192,23 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private void printStatus(final AggregationServer server, final PrintStream out) {
+    private void printStatus(final ServerCounters counters, final Supplier<long[]> handOver, final PrintStream out) {
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));
             } catch (final InterruptedException ex) {
                 return;
             }
-            printLine(server, out);
+            printLine(counters, handOver.get(), out);
         }
     }
 
     static void printLine(final AggregationServer server, final PrintStream out) {
-        final ServerCounters counters = server.counters();
+        printLine(server.counters(), server.handOverCounts(), out);
+    }
+
+    /** @param handOver hand-over frames relayed, payload bytes, frames rejected. */
+    static void printLine(final ServerCounters counters, final long[] handOver, final PrintStream out) {
         final StringBuilder sb = new StringBuilder("rounds=").append(counters.rounds().get())
             .append(" voters=").append(counters.votersLastRound().get())
             .append(" bytesIn=").append(counters.bytesIn().get())
@@ -190,7 +231,6 @@ public final class ServerCommand implements Callable<Integer> {
                 sb.append(' ').append(reason.label()).append('=').append(value);
             }
         }
-        final long[] handOver = server.handOverCounts();
         if (handOver[0] + handOver[2] > 0) {
             sb.append(" handOverFrames=").append(handOver[0]).append(" handOverBytes=").append(handOver[1])
                 .append(" handOverRejected=").append(handOver[2]);

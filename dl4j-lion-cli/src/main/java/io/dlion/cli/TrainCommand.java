@@ -20,17 +20,19 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     RunOptions opts = new RunOptions();
 
-    @Option(names = "--optimizer", description = "adamw or lion (default: ${DEFAULT-VALUE})")
-    String optimizer = "lion";
+    @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
+    String optimizer;
 
-    @Option(names = "--sharing", description = "none, dlion-mavo, dlion-avg or dl4j-threshold (default: ${DEFAULT-VALUE})")
+    @Option(names = "--sharing", description = "none, dlion-mavo, dlion-avg, dl4j-threshold, dense-lion or dense-adamw (the dense"
+        + " data-parallel baselines G-Lion and G-AdamW: fp32 gradients averaged through the server) (default: ${DEFAULT-VALUE})")
     String sharing = "none";
 
     @Option(names = "--workers", description = "workers (threads in this JVM) (default: ${DEFAULT-VALUE})")
     int workers = 1;
 
-    @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion (default: ${DEFAULT-VALUE})")
-    String transport = "inproc";
+    @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion and dense sharing (default: inproc for"
+        + " D-Lion, aeron-ipc for dense)")
+    String transport;
 
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
     double lr = Double.NaN;
@@ -49,7 +51,10 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, optimizer, Sharing.parse(sharing), workers, transport, opts.epochs, opts.batch,
+        final Sharing s = Sharing.parse(sharing);
+        final String opt = optimizer != null ? optimizer : s.impliedOptimizer() != null ? s.impliedOptimizer() : "lion";
+        final String via = transport != null ? transport : s.isDense() ? "aeron-ipc" : "inproc";
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, opt, s, workers, via, opts.epochs, opts.batch,
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
         new Trainer(config, System.out).run();

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.client.RejoinRequiredException;
+import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
 import io.dlion.cli.train.Sharing;
@@ -81,8 +82,12 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
     String rule = "majority";
 
-    @Option(names = "--lr", description = "Lion learning rate (default: ${DEFAULT-VALUE})")
-    double lr = 3e-4;
+    @Option(names = "--sharing", description = "dlion-mavo, dlion-avg, dense-lion or dense-adamw (the dense data-parallel baselines,"
+        + " against './dlion server --sharing dense') (default: dlion-mavo or dlion-avg, from --rule)")
+    String sharing;
+
+    @Option(names = "--lr", description = "learning rate (default: 3e-4 for Lion, 1e-3 for AdamW)")
+    double lr = Double.NaN;
 
     @Option(names = "--weight-decay", description = "decoupled weight decay per layer (default: ${DEFAULT-VALUE})")
     double weightDecay;
@@ -160,9 +165,28 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         recovery().validate();
         secret = JobSecret.forUdp(secretFile, insecure, "worker");
-        return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, "lion",
-            voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG, workers, "inproc", opts.epochs, opts.batch, lr,
-            weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+        final Sharing s = sharing();
+        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer)) {
+            throw new IllegalArgumentException("--sharing " + s.cliName() + " (the dense baseline) supports none of --sync-dir, --rejoin,"
+                + " --checkpoint-dir, --resume, --loss-rate, --with-server");
+        }
+        return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
+            opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+    }
+
+    /** @return --sharing, or the D-Lion sharing --rule names. */
+    private Sharing sharing() {
+        if (sharing == null) {
+            return voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG;
+        }
+        final Sharing s = Sharing.parse(sharing);
+        if (!s.isDLion() && !s.isDense()) {
+            throw new IllegalArgumentException("--sharing must be dlion-mavo, dlion-avg, dense-lion or dense-adamw for a worker, got '" + sharing + "'");
+        }
+        if (s.isDLion() && s != (voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG) && !"majority".equals(rule)) {
+            throw new IllegalArgumentException("--sharing " + s.cliName() + " conflicts with --rule " + rule);
+        }
+        return s;
     }
 
     /** Flags first, then the scheduler's variables (a conflict between two of them is an error naming both). */
@@ -227,7 +251,7 @@ public final class WorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final TrainConfig config = config();
-        final VoteRule voteRule = voteRule();
+        final VoteRule voteRule = sharing() == Sharing.DLION_AVG ? VoteRule.AVERAGE : VoteRule.MAJORITY;
         final Recovery recovery = recovery().validate();
         if (localRank >= 0 && Nd4j.getAffinityManager().getNumberOfDevices() > 1) {
             // one process per GPU: the local rank picks the device (ND4J binds devices per thread)
@@ -244,6 +268,10 @@ public final class WorkerCommand implements Callable<Integer> {
         final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
             localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
+        if (sharing().isDense()) {
+            trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings));
+            return 0;
+        }
         if (withServer && workerId == 0) {
             try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
                 minVoters == null ? 0 : minVoters)) {

@@ -43,7 +43,8 @@ class TrainCommandTest {
             "--workers", "3", "--transport", "inproc", "--epochs", "2", "--batch", "48", "--lr", "1e-3", "--train-limit", "960",
             "--test-limit", "200", "--out", out.toString());
         final List<String> csv = Files.readAllLines(out.resolve("metrics.csv"));
-        assertEquals("epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s", csv.get(0));
+        assertEquals("epoch,rounds,test_accuracy,train_loss,bytes_up,bytes_down,params,workers,wall_s,train_s,compute_ms,compute_p99_ms,pack_ms,"
+            + "pack_p99_ms,wait_ms,wait_p99_ms,apply_ms,apply_p99_ms", csv.get(0));
         assertEquals(3, csv.size());
         final String[] last = csv.get(2).split(",");
         assertEquals("2", last[0]);
@@ -54,7 +55,28 @@ class TrainCommandTest {
         assertEquals(40L * 3 * ((params + 7) / 8), Long.parseLong(last[5]), "odd N: 1 bit per parameter down");
         assertTrue(Files.size(out.resolve("accuracy_vs_epoch.png")) > 1000);
         assertTrue(Files.size(out.resolve("accuracy_vs_bytes.png")) > 1000);
+        assertTrue(Double.parseDouble(last[14]) > 0, "the mean wait of a round is recorded: " + csv.get(2));
+        assertTrue(printed.contains("ms (mean/p99)"), "the epoch line shows the round times");
+        assertSameHashes(printed, 3);
+    }
 
+    @Test
+    void shouldTrainTheDenseBaselineOverAeronWithIdenticalHashesAndFp32OnTheWire(@TempDir final Path out) throws Exception {
+        final String printed = run(0, "train", "--model", "mlp", "--sharing", "dense-adamw", "--workers", "3", "--epochs", "1", "--batch", "48",
+            "--train-limit", "480", "--test-limit", "200", "--out", out.toString());
+        assertTrue(printed.contains("dense G-AdamW x3: model mlp, 203530 parameters, adamw"), printed);
+        final String[] last = Files.readAllLines(out.resolve("metrics.csv")).get(1).split(",");
+        assertEquals("10", last[1], "480 examples / 3 workers / 16 per worker");
+        // 159 full chunks of 1,280 fp32 (5,184-byte frames with both headers) and a tail of 10 parameters (128 bytes)
+        assertEquals(10L * 3 * (159 * 5184 + 128), Long.parseLong(last[4]), "4 bytes per parameter per round per worker up, counted on the wire");
+        assertEquals(Long.parseLong(last[4]), Long.parseLong(last[5]), "and the same down");
+        for (int c = 10; c < 18; c++) {
+            assertTrue(Double.parseDouble(last[c]) >= 0, "time column " + c);
+        }
+        assertSameHashes(printed, 3);
+    }
+
+    private static void assertSameHashes(final String printed, final int expectedWorkers) {
         final Matcher m = Pattern.compile("params-sha256 worker=(\\d) ([0-9a-f]{64})").matcher(printed);
         String hash = null;
         int workers = 0;
@@ -63,7 +85,7 @@ class TrainCommandTest {
             assertEquals(hash, m.group(2), "worker " + m.group(1) + " differs");
             workers++;
         }
-        assertEquals(3, workers, printed);
+        assertEquals(expectedWorkers, workers, printed);
     }
 
     @Test
@@ -73,6 +95,10 @@ class TrainCommandTest {
         assertTrue(run(2, "train", "--workers", "three", "--out", out.toString()).contains("--workers"));
         assertTrue(run(2, "train", "--sharing", "dlion-avg", "--workers", "2", "--optimizer", "adamw", "--out", out.toString()).contains("--sharing"));
         assertTrue(run(2, "train", "--transport", "carrier-pigeon", "--out", out.toString()).contains("--transport"));
+        assertTrue(run(2, "train", "--sharing", "dense-adamw", "--workers", "2", "--optimizer", "lion", "--out", out.toString())
+            .contains("--optimizer adamw"));
+        assertTrue(run(2, "train", "--sharing", "dense-lion", "--workers", "2", "--transport", "inproc", "--out", out.toString())
+            .contains("--transport aeron-ipc or aeron-udp"));
         assertTrue(run(2, "train", "--epochs", "1").contains("--out"));
     }
 }

@@ -1,6 +1,7 @@
 package io.dlion.dist;
 
 import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.RoundTimes;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
@@ -15,6 +16,7 @@ import io.dlion.vote.VoteRule;
 public final class DLionStats {
     private final int workerId;
     private final ExchangeCounters counters;
+    private final RoundTimes times = new RoundTimes();
     private volatile int lastVoters;
     private volatile double lastTieRate;
     private volatile double lastAlignment;
@@ -25,6 +27,11 @@ public final class DLionStats {
     DLionStats(final int workerId, final ExchangeCounters counters) {
         this.workerId = workerId;
         this.counters = counters;
+    }
+
+    /** @return where this worker's rounds spend their time (compute, pack, wait, apply); see {@link RoundTimes} for when to read. */
+    public RoundTimes times() {
+        return times;
     }
 
     void onSkippedStep() {

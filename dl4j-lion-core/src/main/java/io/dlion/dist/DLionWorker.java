@@ -7,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 import io.dlion.LionUpdater;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.SignPacker;
+import io.dlion.exchange.RoundTimes;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
 import org.deeplearning4j.nn.api.Model;
@@ -188,9 +189,13 @@ final class DLionWorker {
             return;
         }
         final long start = System.nanoTime();
+        final RoundTimes times = stats.times();
+        times.packStarted(start);
         try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
             packer.pack(votes, round, words);
         }
+        final long packed = System.nanoTime();
+        times.record(RoundTimes.Phase.PACK, packed - start);
         exchange.submit(round, words, votes.length());
         try {
             pending = exchange.await(round, roundTimeoutMillis);
@@ -201,7 +206,9 @@ final class DLionWorker {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for round " + round, e);
         }
-        stats.onRound(pending, words, System.nanoTime() - start);
+        final long received = System.nanoTime();
+        times.record(RoundTimes.Phase.WAIT, received - packed);
+        stats.onRound(pending, words, received - start);
     }
 
     /**
@@ -216,6 +223,7 @@ final class DLionWorker {
         if (pending == null) {
             throw new IllegalStateException("applyUpdate without storeUpdate for round " + round);
         }
+        final long start = System.nanoTime();
         try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
             for (final Block b : blocks) {
                 final double lr = b.updater.getConfig().getLearningRate((int) round, epoch);
@@ -223,6 +231,10 @@ final class DLionWorker {
             }
         }
         function.step(params, update);
+        Nd4j.getExecutioner().commit();
+        final long end = System.nanoTime();
+        stats.times().record(RoundTimes.Phase.APPLY, end - start);
+        stats.times().roundDone(end);
         pending = null;
         round++;
     }

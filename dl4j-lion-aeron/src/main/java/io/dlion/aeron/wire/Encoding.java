@@ -16,6 +16,8 @@ package io.dlion.aeron.wire;
  *       bit of k) first.</li>
  *   <li>{@link #NONE} and {@link #HMAC_SHA256}: the handshake frames (HELLO, HELLO_ACK) without and with a MAC of the
  *       job's secret ({@link HelloCredentials}); their lengths are their flyweights'.</li>
+ *   <li>{@link #FP32}: dense data-parallel frames ({@link GradientChunkFlyweight}, {@link MeanChunkFlyweight}): one
+ *       little-endian IEEE 754 float per parameter, {@code 4 * p} bytes.</li>
  * </ul>
  */
 public final class Encoding {
@@ -29,6 +31,8 @@ public final class Encoding {
     public static final int COUNT_PLANES = 3;
     /** A handshake frame (HELLO, HELLO_ACK) signed with the job's secret, see {@link HelloCredentials}. */
     public static final int HMAC_SHA256 = 4;
+    /** One little-endian fp32 per parameter (dense data-parallel gradients and means). */
+    public static final int FP32 = 5;
 
     /** Parameters per byte of {@link #TERNARY}. */
     public static final int TRITS_PER_BYTE = 5;
@@ -65,6 +69,8 @@ public final class Encoding {
                 return bitsFor(voters) * (int)((params + 7) >>> 3);
             case HMAC_SHA256:
                 return HelloFlyweight.SIGNED_LENGTH - MessageHeaderFlyweight.HEADER_LENGTH;
+            case FP32:
+                return Math.toIntExact(params * Float.BYTES);
             default:
                 throw new IllegalArgumentException("unknown encoding " + encoding);
         }

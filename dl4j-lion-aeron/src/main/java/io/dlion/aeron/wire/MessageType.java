@@ -36,6 +36,13 @@ public final class MessageType {
      * ({@link HandOverChunkFlyweight}), header fields as on {@link #HANDOVER_BEGIN}.
      */
     public static final int HANDOVER_CHUNK = 17;
+    /** Worker to server, dense data-parallel: one chunk of a worker's fp32 gradient ({@link GradientChunkFlyweight}). */
+    public static final int GRADIENT_CHUNK = 7;
+    /**
+     * Server to workers, dense data-parallel: one chunk of the fp32 mean of the gradients of the workers in the voter
+     * mask ({@link MeanChunkFlyweight}).
+     */
+    public static final int MEAN_CHUNK = 8;
 
     private MessageType() {
     }
@@ -62,6 +69,10 @@ public final class MessageType {
                 return "HANDOVER_BEGIN";
             case HANDOVER_CHUNK:
                 return "HANDOVER_CHUNK";
+            case GRADIENT_CHUNK:
+                return "GRADIENT_CHUNK";
+            case MEAN_CHUNK:
+                return "MEAN_CHUNK";
             default:
                 return "UNKNOWN(" + type + ")";
         }

@@ -125,4 +125,9 @@ public final class Comparison {
     public static void plot(final Path dir, final Map<String, List<EpochMetrics>> runs, final int epochs, final int workers) throws IOException {
         Reports.plotComparison(dir, runs, epochs, workers);
     }
+
+    /** accuracy_vs_seconds.png: test accuracy against training seconds, one line per run, the target as a dashed line. */
+    public static void plotSeconds(final Path dir, final Map<String, List<EpochMetrics>> runs, final double target) throws IOException {
+        Reports.plotAccuracyVsSeconds(dir, runs, target);
+    }
 }

@@ -29,14 +29,27 @@ final class Reports {
         Files.write(file, lines);
     }
 
-    /** @return the rows of a {@code metrics.csv} written by {@link #writeCsv}. */
+    /** @return the rows of a {@code metrics.csv} written by {@link #writeCsv} (columns found by name; older files lack some). */
     static List<EpochMetrics> readCsv(final Path file) throws IOException {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final List<String> lines = Files.readAllLines(file);
+        final List<String> names = List.of(lines.get(0).split(","));
+        final int wall = names.indexOf("wall_s");
+        final int train = names.indexOf("train_s");
+        final int compute = names.indexOf("compute_ms");
         for (final String line : lines.subList(1, lines.size())) {
-            final String[] f = line.split(",");
+            final String[] f = line.split(",", -1);
+            double[] times = null;
+            if (compute >= 0 && !f[compute].isEmpty()) {
+                times = new double[EpochMetrics.TIME_COLUMNS];
+                for (int i = 0; i < times.length; i++) {
+                    times[i] = Double.parseDouble(f[compute + i]);
+                }
+            }
+            final double wallSeconds = Double.parseDouble(f[wall]);
             metrics.add(new EpochMetrics(Integer.parseInt(f[0]), Long.parseLong(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-                Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Integer.parseInt(f[7]), Double.parseDouble(f[8])));
+                Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Integer.parseInt(f[7]), wallSeconds,
+                train >= 0 ? Double.parseDouble(f[train]) : wallSeconds, times));
         }
         return metrics;
     }
@@ -138,6 +151,37 @@ final class Reports {
         BitmapEncoder.saveBitmap(byEpoch, dir.resolve("accuracy_vs_epoch.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         BitmapEncoder.saveBitmap(linear, dir.resolve("accuracy_vs_bytes.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         BitmapEncoder.saveBitmap(log, dir.resolve("accuracy_vs_bytes_log.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /**
+     * accuracy_vs_seconds.png in {@code dir}: test accuracy after each epoch against the training time until then (wall
+     * clock, evaluations left out), one line per run; a dashed horizontal line marks {@code target} when it is above 0.
+     */
+    static void plotAccuracyVsSeconds(final Path dir, final Map<String, List<EpochMetrics>> runs, final double target) throws IOException {
+        final XYChart chart = chart("Test accuracy vs wall-clock training time", "seconds of training (wall clock, evaluation excluded)",
+            "test accuracy");
+        double maxSeconds = 0;
+        for (final Map.Entry<String, List<EpochMetrics>> run : runs.entrySet()) {
+            final List<EpochMetrics> m = run.getValue();
+            if (m.isEmpty()) {
+                continue;
+            }
+            final double[] seconds = new double[m.size()];
+            final double[] acc = new double[m.size()];
+            for (int i = 0; i < m.size(); i++) {
+                seconds[i] = m.get(i).trainSeconds;
+                acc[i] = m.get(i).testAccuracy;
+                maxSeconds = Math.max(maxSeconds, seconds[i]);
+            }
+            chart.addSeries(run.getKey(), seconds, acc);
+        }
+        if (target > 0 && maxSeconds > 0) {
+            final XYSeries t = chart.addSeries(String.format(java.util.Locale.ROOT, "target %.1f%%", 100 * target), new double[] {0, maxSeconds},
+                new double[] {target, target});
+            t.setLineStyle(SeriesLines.DASH_DASH);
+            t.setMarker(SeriesMarkers.NONE);
+        }
+        BitmapEncoder.saveBitmap(chart, dir.resolve("accuracy_vs_seconds.png").toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
     /** @return MB on the wire after this epoch: measured, or for a run without exchange its dense data-parallel equivalent. */

@@ -38,6 +38,8 @@ public final class TrainConfig {
     int[] localWorkers;
     /** Transport to a remote aggregation server (null: the one of {@link #transport}, in this JVM). */
     java.util.function.Supplier<VoteTransport> remote;
+    /** Transport to a remote dense server (null: the one of {@link #transport}, in this JVM). */
+    java.util.function.Supplier<DenseTransport> denseRemote;
     /** Rejoin, hand-over and checkpoint settings of a worker process (null: none). */
     Recovery recovery;
 
@@ -65,16 +67,20 @@ public final class TrainConfig {
         require(out != null, "--out is required");
         require("lion".equals(optimizer) || "adamw".equals(optimizer), "--optimizer must be adamw or lion, got '" + optimizer + "'");
         require(java.util.List.of("mlp", "cnn", "vit-tiny", "vit").contains(model), "--model must be mlp, cnn, vit-tiny or vit, got '" + model + "'");
-        if (sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG) {
-            require("lion".equals(optimizer), "--sharing " + sharing.cliName() + " needs --optimizer lion");
+        if (sharing.impliedOptimizer() != null) {
+            require(sharing.impliedOptimizer().equals(optimizer), "--sharing " + sharing.cliName() + " needs --optimizer "
+                + sharing.impliedOptimizer() + ", got '" + optimizer + "'");
+        }
+        if (sharing.isDense()) {
+            require(transport != Transport.INPROC, "--sharing " + sharing.cliName() + " runs over Aeron: use --transport aeron-ipc or aeron-udp");
         }
         if (sharing == Sharing.NONE) {
             require(workers == 1, "--sharing none trains one model: use --workers 1 (got " + workers + ")");
         } else {
             require(batch % workers == 0, "--batch must be a multiple of --workers (" + workers + "), got " + batch);
         }
-        if (sharing != Sharing.DLION_MAVO && sharing != Sharing.DLION_AVG) {
-            require(transport == Transport.INPROC, "--transport applies to D-Lion sharing only");
+        if (!sharing.isDLion() && !sharing.isDense()) {
+            require(transport == Transport.INPROC, "--transport applies to D-Lion and dense sharing only");
         }
         require(hostile >= 0 && hostile < workers, "--hostile must be in [0, --workers), got " + hostile);
         if (hostile > 0) {
@@ -108,6 +114,10 @@ public final class TrainConfig {
                 return "D-Lion MaVo x" + workers;
             case DLION_AVG:
                 return "D-Lion Avg x" + workers;
+            case DENSE_LION:
+                return "dense G-Lion x" + workers;
+            case DENSE_ADAMW:
+                return "dense G-AdamW x" + workers;
             default:
                 return "DL4J threshold x" + workers + " (" + ("lion".equals(optimizer) ? "Lion" : "AdamW") + ")";
         }

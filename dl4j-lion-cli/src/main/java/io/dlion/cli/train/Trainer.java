@@ -24,7 +24,10 @@ import io.dlion.cli.data.Cifar10Augment;
 import io.dlion.cli.data.FashionMnist;
 import io.dlion.cli.vit.ViT;
 import io.dlion.cli.vit.ViTConfig;
+import io.dlion.dense.DenseWorker;
 import io.dlion.exchange.ExchangeCounters;
+import io.dlion.exchange.MeanExchange;
+import io.dlion.exchange.RoundTimes;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.job.DirectoryHandOver;
@@ -58,6 +61,8 @@ public final class Trainer {
     private final PrintStream out;
     private Progress progress;
     private int progressEpoch;
+    /** Time spent evaluating after epochs so far, left out of {@code train_s}. */
+    private long evaluationNanos;
 
     public Trainer(final TrainConfig config, final PrintStream out) {
         this.config = config.validate();
@@ -90,12 +95,31 @@ public final class Trainer {
      */
     public List<EpochMetrics> runAs(final int[] localWorkers, final java.util.function.Supplier<VoteTransport> remote, final Recovery recovery)
         throws Exception {
+        if (config.sharing.isDense()) {
+            throw new IllegalArgumentException("--sharing " + config.sharing.cliName() + " runs against a dense server: use runDenseAs");
+        }
         if (recovery != null && localWorkers.length != 1) {
             throw new IllegalArgumentException("rejoin and checkpoints are for one worker per process");
         }
         config.localWorkers = localWorkers.clone();
         config.remote = remote;
         config.recovery = recovery == null ? null : recovery.validate();
+        return run();
+    }
+
+    /**
+     * Run some workers of a dense data-parallel job in this process, against a dense server on another host.
+     *
+     * @param localWorkers worker ids trained here.
+     * @param remote       opens the transport.
+     * @return the metrics of every epoch.
+     */
+    public List<EpochMetrics> runDenseAs(final int[] localWorkers, final java.util.function.Supplier<DenseTransport> remote) throws Exception {
+        if (!config.sharing.isDense()) {
+            throw new IllegalArgumentException("runDenseAs needs --sharing dense-lion or dense-adamw, got " + config.sharing.cliName());
+        }
+        config.localWorkers = localWorkers.clone();
+        config.denseRemote = remote;
         return run();
     }
 
@@ -111,6 +135,10 @@ public final class Trainer {
                 break;
             case DL4J_THRESHOLD:
                 metrics = runThreshold(train, test);
+                break;
+            case DENSE_LION:
+            case DENSE_ADAMW:
+                metrics = runDense(train, test);
                 break;
             default:
                 metrics = runDLion(train, test);
@@ -230,7 +258,8 @@ public final class Trainer {
                         public void onRound(final DLionJob job, final double score) {
                             loss[w] += score;
                             if (w == 0) {
-                                progress(job, stepsPerEpoch).step(score, sum(counters, true), sum(counters, false));
+                                progress(job, stepsPerEpoch).step(score, sum(counters, true), sum(counters, false),
+                                    job.accumulator().currentStats().times());
                             }
                         }
 
@@ -275,10 +304,112 @@ public final class Trainer {
                 for (final double l : loss) {
                     meanLoss += l / (rounds - firstRound) / k;
                 }
-                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start));
+                final RoundTimes times = new RoundTimes();
+                for (final DLionJob job : jobs) {
+                    times.add(job.accumulator().currentStats().times());
+                    job.accumulator().currentStats().times().reset();
+                }
+                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start, times));
             }
             for (final DLionJob job : jobs) {
                 job.close();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < k; i++) {
+            printHash(local[i], models.get(i));
+        }
+        return metrics;
+    }
+
+    /**
+     * Dense data-parallel training (G-Lion, G-AdamW): every worker's model has its own updater and a {@link DenseWorker}
+     * that replaces its gradient by the mean of all workers' gradients, through a dense server.
+     */
+    private List<EpochMetrics> runDense(final DataSet train, final DataSet test) throws Exception {
+        final int n = config.workers;
+        final int[] local = config.localWorkers != null ? config.localWorkers : java.util.stream.IntStream.range(0, n).toArray();
+        final int k = local.length;
+        final List<Model> models = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            models.add(newModel());
+        }
+        header(models.get(0));
+        final List<DataSet> allShards = shard(train, n);
+        int shortest = Integer.MAX_VALUE;
+        for (final DataSet s : allShards) {
+            shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
+        }
+        final int stepsPerEpoch = shortest;
+        final List<EpochMetrics> metrics = new ArrayList<>();
+        final ExecutorService pool = Executors.newFixedThreadPool(k);
+        try (DenseTransport transport = config.denseRemote != null ? config.denseRemote.get()
+            : DenseTransport.local(config.transport == TrainConfig.Transport.AERON_UDP, n, models.get(0).numParams())) {
+            final List<Future<MeanExchange>> connecting = new ArrayList<>();
+            for (final int id : local) {
+                connecting.add(pool.submit(() -> transport.exchange(id)));
+            }
+            final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
+            final List<DenseWorker> workers = new ArrayList<>();
+            final List<ExchangeCounters> counters = new ArrayList<>();
+            final List<ShardIterator> shards = new ArrayList<>();
+            final List<MeanExchange> exchanges = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+                final MeanExchange exchange = connecting.get(i).get(120, TimeUnit.SECONDS);
+                exchanges.add(exchange);
+                workers.add(DenseWorker.attach(models.get(i), exchange, timeoutMs, 0));
+                counters.add(exchange.counters());
+                shards.add(new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i], augmentation(local[i])));
+            }
+            try {
+                final long start = System.nanoTime();
+                final double[] loss = new double[k];
+                for (int epoch = 1; epoch <= config.epochs; epoch++) {
+                    java.util.Arrays.fill(loss, 0);
+                    final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet);
+                    final List<Future<?>> running = new ArrayList<>();
+                    for (int i = 0; i < k; i++) {
+                        final int w = i;
+                        running.add(pool.submit(() -> {
+                            if (config.device >= 0) {
+                                Nd4j.getAffinityManager().unsafeSetDevice(config.device);
+                            }
+                            final ShardIterator shard = shards.get(w);
+                            final Model model = models.get(w);
+                            shard.reset();
+                            for (int s = 0; s < stepsPerEpoch; s++) {
+                                fit(model, shard.next());
+                                loss[w] += model.score();
+                                if (w == 0) {
+                                    progress.step(model.score(), sum(counters, true), sum(counters, false), workers.get(0).times());
+                                }
+                            }
+                            if (model instanceof MultiLayerNetwork) {
+                                ((MultiLayerNetwork) model).incrementEpochCount();
+                            } else {
+                                ((ComputationGraph) model).incrementEpochCount();
+                            }
+                            return null;
+                        }));
+                    }
+                    awaitAll(running, epoch);
+                    double meanLoss = 0;
+                    for (final double l : loss) {
+                        meanLoss += l / stepsPerEpoch / k;
+                    }
+                    final RoundTimes times = new RoundTimes();
+                    for (final DenseWorker worker : workers) {
+                        times.add(worker.times());
+                        worker.times().reset();
+                    }
+                    metrics.add(epochDone(epoch, (long) epoch * stepsPerEpoch, models.get(0), test, meanLoss, sum(counters, true),
+                        sum(counters, false), k, start, times));
+                }
+            } finally {
+                for (final MeanExchange exchange : exchanges) {
+                    exchange.close();
+                }
             }
         } finally {
             pool.shutdownNow();
@@ -366,11 +497,19 @@ public final class Trainer {
 
     private EpochMetrics epochDone(final int epoch, final long rounds, final Model model, final DataSet test, final double loss, final long up,
         final long down, final int workers, final long start) {
+        return epochDone(epoch, rounds, model, test, loss, up, down, workers, start, null);
+    }
+
+    private EpochMetrics epochDone(final int epoch, final long rounds, final Model model, final DataSet test, final double loss, final long up,
+        final long down, final int workers, final long start, final RoundTimes times) {
+        final long evaluationStart = System.nanoTime();
         final double accuracy = evaluate(model, test);
+        final long now = System.nanoTime();
+        evaluationNanos += now - evaluationStart;
         final EpochMetrics m = new EpochMetrics(epoch, rounds, accuracy, loss, up, down, model.numParams(), workers,
-            (System.nanoTime() - start) / 1e9);
-        out.printf("epoch %d  test accuracy %.4f  train loss %.4f  bytes up %,d  down %,d  %.1f s%n", epoch, accuracy, loss, up, down,
-            m.wallSeconds);
+            (now - start) / 1e9, (now - start - evaluationNanos) / 1e9, times == null ? null : EpochMetrics.timesOf(times));
+        out.printf("epoch %d  test accuracy %.4f  train loss %.4f  bytes up %,d  down %,d  %.1f s%s%n", epoch, accuracy, loss, up, down,
+            m.wallSeconds, times == null ? "" : "  " + times.summary());
         return m;
     }
 

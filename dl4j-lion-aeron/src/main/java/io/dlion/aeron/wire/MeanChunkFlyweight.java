@@ -1,0 +1,114 @@
+package io.dlion.aeron.wire;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Encoder and decoder of a {@link MessageType#MEAN_CHUNK}: one chunk of the fp32 mean of the workers' gradients, sent
+ * by the server of dense data-parallel training to every worker, one Aeron frame.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+---------------+---------------+
+ *  |  Magic 0xD1   |    Version    |   Type = 7    |   FP32 = 5    |  0
+ *  +---------------+---------------+---------------+---------------+
+ *  |                            Job Id                             |  4
+ *  +---------------------------------------------------------------+
+ *  |                         Round Number                          |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                  Chunk Word Offset (global)                   | 16
+ *  +-------------------------------+---------------+---------------+
+ *  |     Chunk Length in Words     |  0xFF server  |  Shard Index  | 20
+ *  +-------------------------------+---------------+---------------+
+ *  |          Voter Mask: the workers whose gradients it averages  | 24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |       Mean, one little-endian fp32 per parameter ...         ... 32
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The grid is the gradient chunks' ({@link GradientChunkFlyweight#CHUNK_WORDS} words). Each value is the sum of the
+ * voters' values in double, divided by the number of voters, rounded once to fp32.
+ */
+public final class MeanChunkFlyweight {
+    /** Offset of the mean values. */
+    public static final int BODY_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
+
+    private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+
+    /**
+     * @param buffer to write the chunk into.
+     * @param offset at which the chunk starts.
+     * @return this for a fluent API.
+     */
+    public MeanChunkFlyweight wrap(final MutableDirectBuffer buffer, final int offset) {
+        header.wrap(buffer, offset);
+        return this;
+    }
+
+    /**
+     * @param buffer holding a received chunk (mutable, as Aeron's term buffers are).
+     * @param offset at which the chunk starts.
+     * @return this for a fluent API.
+     */
+    public MeanChunkFlyweight wrapForRead(final DirectBuffer buffer, final int offset) {
+        header.wrapForRead(buffer, offset);
+        return this;
+    }
+
+    /** @return the common header of the wrapped chunk. */
+    public MessageHeaderFlyweight header() {
+        return header;
+    }
+
+    /** @return the workers whose gradients the chunk averages. */
+    public long voterMask() {
+        return header.voterMask();
+    }
+
+    /**
+     * @param chunkParams parameters the chunk covers.
+     * @return the length of the chunk's message, header and values.
+     */
+    public static int length(final long chunkParams) {
+        return BODY_OFFSET + Encoding.bodyLength(Encoding.FP32, 0, chunkParams, 1);
+    }
+
+    /**
+     * Write a whole mean chunk at the wrapped offset: the header, then {@code mean[0, chunkParams)} (chunk-local values).
+     *
+     * @param jobId       of the job.
+     * @param round       round number.
+     * @param wordOffset  global word offset of the chunk.
+     * @param words       words the chunk covers.
+     * @param shard       index of the server's slice.
+     * @param voterMask   the workers averaged.
+     * @param mean        the chunk's mean values, chunk-local.
+     * @param chunkParams parameters the chunk covers.
+     * @return the length written.
+     */
+    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int shard, final long voterMask,
+        final float[] mean, final int chunkParams) {
+        header.writeHeader(MessageType.MEAN_CHUNK, Encoding.FP32)
+            .jobId(jobId)
+            .round(round)
+            .chunkWordOffset(wordOffset)
+            .chunkWords(words)
+            .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
+            .shard(shard)
+            .voterMask(voterMask);
+        GradientChunkFlyweight.putFloats(header.buffer(), header.bodyOffset(), mean, 0, chunkParams);
+        return BODY_OFFSET + chunkParams * Float.BYTES;
+    }
+
+    /**
+     * Read the values into {@code dst[dstOffset, dstOffset + chunkParams)}.
+     *
+     * @param chunkParams parameters the chunk covers.
+     * @param dst         where they go.
+     * @param dstOffset   index of the chunk's first value in {@code dst}.
+     */
+    public void decode(final int chunkParams, final float[] dst, final int dstOffset) {
+        GradientChunkFlyweight.getFloats(header.buffer(), header.bodyOffset(), dst, dstOffset, chunkParams);
+    }
+}

@@ -1,0 +1,136 @@
+package io.dlion.cli.train;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.client.AeronMeanExchange;
+import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.DenseAggregationServer;
+import io.dlion.exchange.MeanExchange;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+/**
+ * Where the workers of dense data-parallel training send their gradients: a {@link DenseAggregationServer} in this JVM
+ * (IPC or UDP on 127.0.0.1, {@link #local}) or a {@code ./dlion server --sharing dense} on another host
+ * ({@link #remote}, the same settings as a D-Lion worker's {@link RemoteTransport}).
+ */
+public final class DenseTransport implements AutoCloseable {
+    private static final String LOOPBACK = "127.0.0.1";
+    private static final int JOB = 1;
+
+    private final AeronRuntime runtime;
+    private final AgentRunner serverRunner;
+    private final AtomicReference<Throwable> serverError;
+    private final AeronMeanExchange.Context template;
+
+    private DenseTransport(final AeronRuntime runtime, final AgentRunner serverRunner, final AtomicReference<Throwable> serverError,
+        final AeronMeanExchange.Context template) {
+        this.runtime = runtime;
+        this.serverRunner = serverRunner;
+        this.serverError = serverError;
+        this.template = template;
+    }
+
+    /**
+     * A whole dense job in this JVM: embedded driver, the server on its own thread, one exchange per worker.
+     *
+     * @param udp     UDP on 127.0.0.1 (results by multi-destination-cast), else IPC.
+     * @param workers workers of the job.
+     * @param params  parameters of the model.
+     * @return the transport.
+     */
+    static DenseTransport local(final boolean udp, final int workers, final long params) {
+        final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        AgentRunner runner = null;
+        try {
+            final String serverVotes;
+            final String serverResults;
+            final String workerResults;
+            if (udp) {
+                final int votePort = freeUdpPort();
+                final int controlPort = freeUdpPort();
+                serverVotes = Channels.udpVotes(LOOPBACK, votePort);
+                serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, workers);
+                workerResults = Channels.udpResultsSubscription(LOOPBACK);
+            } else {
+                serverVotes = Channels.ipc();
+                serverResults = Channels.ipc();
+                workerResults = Channels.ipc();
+            }
+            final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT;
+            final int resultStream = Configuration.RESULT_STREAM_ID_DEFAULT;
+            final DenseAggregationServer server = new DenseAggregationServer(new AggregationServer.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
+                .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
+                .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10)));
+            final AtomicReference<Throwable> error = new AtomicReference<>();
+            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, server);
+            AgentRunner.startOnThread(runner);
+            return new DenseTransport(runtime, runner, error, new AeronMeanExchange.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
+                .endpoint(new ShardEndpoint(0, 0, -1, serverVotes, voteStream, workerResults, resultStream)));
+        } catch (final RuntimeException ex) {
+            CloseHelper.quietCloseAll(runner, runtime);
+            throw ex;
+        }
+    }
+
+    /**
+     * A worker process's link to a dense server on another host: its own embedded driver, gradients to
+     * {@code server:votePort} by UDP unicast, means from the server's multi-destination-cast publication.
+     *
+     * @param s where the server is (rule, loss rate, first round and join do not apply).
+     * @return the transport.
+     */
+    public static DenseTransport remote(final RemoteTransport.Settings s) {
+        final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null)
+            .aeronDirectoryName(s.aeronDir()));
+        return new DenseTransport(runtime, null, null, new AeronMeanExchange.Context()
+            .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params())
+            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret())
+            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+    }
+
+    /**
+     * @param id a worker id.
+     * @return a new exchange for that worker, connected to the server.
+     */
+    MeanExchange exchange(final int id) {
+        final Throwable error = serverError == null ? null : serverError.get();
+        if (error != null) {
+            throw new IllegalStateException("dense server failed: " + error.getMessage(), error);
+        }
+        return new AeronMeanExchange(copyOf(template).workerId(id));
+    }
+
+    private static AeronMeanExchange.Context copyOf(final AeronMeanExchange.Context t) {
+        // a context is concluded by the exchange it configures: every worker gets its own
+        return new AeronMeanExchange.Context().aeron(t.aeron()).jobId(t.jobId()).workers(t.workers()).paramCount(t.paramCount())
+            .secret(t.secret()).connectTimeoutNs(t.connectTimeoutNs()).endpoint(t.endpoint());
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(serverRunner, runtime);
+    }
+
+    private static int freeUdpPort() {
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            return socket.getLocalPort();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

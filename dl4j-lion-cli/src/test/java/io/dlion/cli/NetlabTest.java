@@ -1,0 +1,129 @@
+package io.dlion.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code scripts/netlab.sh} on this machine (root only; skipped otherwise): a dense job in network namespaces trains
+ * with bit-identical workers, and the lab leaves no namespace, veth or qdisc behind, after a run and when stopped in
+ * the middle of one.
+ */
+@Tag("slow")
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
+class NetlabTest {
+    private static final Path SCRIPT = Path.of("..", "scripts", "netlab.sh").toAbsolutePath().normalize();
+    private static final Pattern LAB = Pattern.compile("netlab: lab (dl[0-9]+):");
+
+    @BeforeEach
+    void rootOnly() throws Exception {
+        assumeTrue("0".equals(run("id", "-u").trim()), "network namespaces need root");
+    }
+
+    @Test
+    void shouldTrainInTheLabAndLeaveNothingBehind(@TempDir final Path out) throws Exception {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        final Process lab = start(out, lines, "1");
+        assertTrue(lab.waitFor(12, TimeUnit.MINUTES), "lab finished");
+        assertEquals(0, lab.exitValue(), String.join("\n", lines));
+        final String name = labName(lines);
+        final List<String> hashes = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            for (final String line : Files.readAllLines(out.resolve("worker-" + w + ".log"))) {
+                if (line.startsWith("params-sha256 ")) {
+                    hashes.add(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        }
+        assertEquals(2, hashes.size(), String.join("\n", lines));
+        assertEquals(hashes.get(0), hashes.get(1), "both workers end bit-identical");
+        assertTrue(Files.readString(out.resolve("server.log")).contains("dense ChunkLayout"), "a dense server ran");
+        assertNothingLeft(name);
+    }
+
+    @Test
+    void shouldTearDownWhenStoppedInTheMiddle(@TempDir final Path out) throws Exception {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        final Process lab = start(out, lines, "50");
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(8);
+        while (!workerTrains(out) && lab.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        assertTrue(lab.isAlive(), "the lab still runs: " + String.join("\n", lines));
+        final String name = labName(lines);
+        lab.destroy();   // SIGTERM, as Ctrl-C or a stopped compare does
+        assertTrue(lab.waitFor(2, TimeUnit.MINUTES), "the lab stops");
+        assertNotEquals(0, lab.exitValue());
+        assertNothingLeft(name);
+    }
+
+    private static boolean workerTrains(final Path out) throws IOException {
+        final Path log = out.resolve("worker-0.log");
+        return Files.exists(log) && Files.readString(log).contains("parameters, adamw");
+    }
+
+    private static Process start(final Path out, final List<String> lines, final String epochs) throws IOException {
+        final Process lab = new ProcessBuilder("bash", SCRIPT.toString(), "--workers", "2", "--rate", "100mbit", "--delay", "0", "--out",
+            out.toString(), "--server-args", "--sharing dense", "--", "--model", "mlp", "--epochs", epochs, "--batch", "40", "--train-limit",
+            "400", "--test-limit", "100", "--sharing", "dense-adamw").redirectErrorStream(true).start();
+        final Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(lab.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (final IOException ignored) {
+                // the process ended
+            }
+        }, "netlab-output");
+        reader.setDaemon(true);
+        reader.start();
+        return lab;
+    }
+
+    private static String labName(final List<String> lines) {
+        for (final String line : lines) {
+            final Matcher m = LAB.matcher(line);
+            if (m.find()) {
+                return m.group(1);
+            }
+        }
+        throw new AssertionError("no lab name printed: " + lines);
+    }
+
+    private static void assertNothingLeft(final String lab) throws Exception {
+        for (final String ns : run("ip", "netns", "list").split("\n")) {
+            assertTrue(!ns.startsWith(lab + "-"), "namespace left: " + ns);
+        }
+        final String links = run("ip", "-o", "link", "show");
+        assertTrue(!links.contains(": " + lab), "veth left: " + links);
+        final String qdiscs = run("tc", "qdisc", "show");
+        assertTrue(!qdiscs.contains("dev " + lab), "qdisc left: " + qdiscs);
+    }
+
+    private static String run(final String... command) throws Exception {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        return output;
+    }
+}
