@@ -54,6 +54,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * Not thread-safe: one training thread calls {@code submit -> await} per round.
  */
 public final class AeronMeanExchange implements MeanExchange {
+    /** Interval between HELLOs until the server's means arrive. */
+    static final long HELLO_REPEAT_MS = 200;
     private final Context ctx;
     private final ChunkLayout layout;
     private final float[] gradient;
@@ -221,24 +223,27 @@ public final class AeronMeanExchange implements MeanExchange {
         }
     }
 
+    /**
+     * Wait for the gradient publication, then say HELLO until the mean image is there: a UDP server sends means only to
+     * the endpoints of HELLOs it accepted, so the HELLO comes first and is repeated every {@value #HELLO_REPEAT_MS} ms.
+     */
     private void connect() {
         final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
         final IdleStrategy idle = ctx.idleStrategy;
+        long nextHelloNs = 0;
         while (!(publication.isConnected() && subscription.isConnected() && latestServerSession != 0)) {
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+            final long now = ctx.nanoClock.nanoTime();
+            if (now - deadline >= 0) {
                 throw new IllegalStateException("dense server not connected after " + TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)
                     + " ms (gradients connected: " + publication.isConnected() + ", means connected: " + subscription.isConnected()
-                    + "); is it running? " + ctx.endpoint);
+                    + "); is it running, and does it have this job's id and secret? " + ctx.endpoint);
+            }
+            if (publication.isConnected() && now - nextHelloNs >= 0 && sendHello()) {
+                nextHelloNs = now + TimeUnit.MILLISECONDS.toNanos(HELLO_REPEAT_MS);
             }
             idle.idle();
         }
         serverSession = latestServerSession;
-        while (!sendHello()) {
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("HELLO not accepted by the publication in time: " + ctx.endpoint);
-            }
-            idle.idle();
-        }
     }
 
     private boolean sendHello() {
