@@ -340,6 +340,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (reason != null) {
             return reject(reason);
         }
+        membership.onVote(worker);
         if (window.roundMask() == 0) {
             membership.onTimelyVote(worker);
         }
@@ -354,8 +355,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     /**
      * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
-     * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never said HELLO
-     * to this server (still starting): then, below the quorum, the round waits another round timeout.
+     * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never voted on
+     * this server (still starting): then, below the quorum, the round waits another round timeout.
      */
     private void onDeadline(final long now) {
         if (window.isOldestChunkVoted()) {
@@ -364,9 +365,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final long present = window.presentInOldestChunk();
         final long missing = window.required(membership.activeMask()) & ~present;
-        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.boundMask()) != 0) {
-            // a missing worker has never said HELLO to this server: it is still starting (its process, its first
-            // training step), not lost; below the quorum the round waits another deadline for it instead of failing the job
+        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0) {
+            // a missing worker has never voted on this server: it is still starting (its process, its first training
+            // step), not lost; below the quorum the round waits another deadline for it instead of failing the job
             window.progress(now);
             return;
         }

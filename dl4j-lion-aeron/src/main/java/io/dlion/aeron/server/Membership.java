@@ -44,6 +44,7 @@ final class Membership {
     private final long[] joinRound;
     private final int[] joinDonor;
     private long boundMask;
+    private long votedMask;
     private long activeMask;
     private long joinPendingMask;
     private long noticeMask;
@@ -286,6 +287,18 @@ final class Membership {
                 joinPendingMask &= ~(1L << w);
             }
         }
+    }
+
+    /**
+     * @param worker a worker whose vote this server accepted.
+     */
+    void onVote(final int worker) {
+        votedMask |= 1L << worker;
+    }
+
+    /** @return workers whose votes this server has accepted at least once: the others are still starting. */
+    long votedMask() {
+        return votedMask;
     }
 
     /**
