@@ -90,6 +90,14 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final Subscription subscription;
     private final ExclusivePublication publication;
     private final ServerCounters counters;
+    /**
+     * Round timeouts a round below the quorum waits, at most, for workers that have never voted on this server (still
+     * starting) before they are dropped and the round is aborted.
+     */
+    static final int STARTUP_GRACE_DEADLINES = 5;
+
+    private long graceRound = -1;
+    private int graceDeadlines;
     private final Membership membership;
     private final VoteWindow window;
     private final ResultPublisher publisher;
@@ -356,7 +364,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
     /**
      * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
      * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never voted on
-     * this server (still starting): then, below the quorum, the round waits another round timeout.
+     * this server (still starting): then, below the quorum, the round waits another round timeout, up to
+     * {@link #STARTUP_GRACE_DEADLINES} times.
      */
     private void onDeadline(final long now) {
         if (window.isOldestChunkVoted()) {
@@ -365,9 +374,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final long present = window.presentInOldestChunk();
         final long missing = window.required(membership.activeMask()) & ~present;
-        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0) {
-            // a missing worker has never voted on this server: it is still starting (its process, its first training
-            // step), not lost; below the quorum the round waits another deadline for it instead of failing the job
+        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0 && startupGrace(window.currentRound())) {
+            // a missing worker has never voted on this server: it is probably still starting (its process, its first
+            // training step); below the quorum the round waits another deadline for it, a bounded number of times
             window.progress(now);
             return;
         }
@@ -379,6 +388,15 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return;
         }
         window.goOnWith(present, now);
+    }
+
+    /** @return true while the round may still wait for workers that never voted (at most {@link #STARTUP_GRACE_DEADLINES}). */
+    private boolean startupGrace(final long round) {
+        if (round != graceRound) {
+            graceRound = round;
+            graceDeadlines = 0;
+        }
+        return graceDeadlines++ < STARTUP_GRACE_DEADLINES;
     }
 
     /**
