@@ -6,6 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -92,6 +96,30 @@ public final class Frames {
             Thread.onSpinWait();
         }
         send(results, new UnsafeBuffer(ack, 0, length[0]));
+    }
+
+    /**
+     * Connect a worker against a server this test plays: run {@code connect} (which blocks until a server answers the
+     * worker's HELLO) on another thread, answer the HELLO with {@link #answerHello}, and return what it built.
+     *
+     * @param connect builds the worker's exchange.
+     * @param votes   the played server's vote subscription.
+     * @param results the played server's result publication.
+     * @param secret  the job's secret, or null.
+     * @param <T>     the exchange's type.
+     * @return the connected exchange (within 10 s).
+     * @throws Exception when connecting failed or took longer.
+     */
+    public static <T> T connectAnswered(final Callable<T> connect, final Subscription votes, final ExclusivePublication results,
+        final byte[] secret) throws Exception {
+        final ExecutorService connecting = Executors.newSingleThreadExecutor();
+        try {
+            final Future<T> connected = connecting.submit(connect);
+            answerHello(votes, results, secret);
+            return connected.get(10, TimeUnit.SECONDS);
+        } finally {
+            connecting.shutdownNow();
+        }
     }
 
     /** Offer until accepted (10 s at most). */

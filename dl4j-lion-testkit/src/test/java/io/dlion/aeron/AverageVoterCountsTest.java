@@ -1,9 +1,6 @@
 package io.dlion.aeron;
 
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -53,16 +50,10 @@ class AverageVoterCountsTest {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
         final Subscription votes = runtime.aeron().addSubscription(IPC, 1901);
         final ExclusivePublication results = runtime.aeron().addExclusivePublication(IPC, 1902);
-        final ExecutorService connecting = Executors.newSingleThreadExecutor();
-        try {
-            final Future<AeronVoteExchange> exchange = connecting.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+        // the worker connects once a server has answered its HELLO: this test plays that server
+        worker = Frames.connectAnswered(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1901, IPC, 1902)))));
-            Frames.answerHello(votes, results, null);
-            worker = exchange.get(10, TimeUnit.SECONDS);
-        } finally {
-            connecting.shutdownNow();
-        }
+                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1901, IPC, 1902)))), votes, results, null);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         assertEquals(6, layout.chunkCount());
         final long[][] raw = NaiveVote.randomVotes(61, WORKERS, PARAMS);

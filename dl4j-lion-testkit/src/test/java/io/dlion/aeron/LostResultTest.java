@@ -1,9 +1,6 @@
 package io.dlion.aeron;
 
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -51,17 +48,10 @@ class LostResultTest {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
         final Subscription votes = runtime.aeron().addSubscription(IPC, 1911);
         final ExclusivePublication results = runtime.aeron().addExclusivePublication(IPC, 1912);
-        final ExecutorService connecting = Executors.newSingleThreadExecutor();
-        try {
-            // the worker connects once a server has answered its HELLO: this test plays that server
-            final Future<AeronVoteExchange> exchange = connecting.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+        // the worker connects once a server has answered its HELLO: this test plays that server
+        worker = Frames.connectAnswered(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1911, IPC, 1912)))));
-            Frames.answerHello(votes, results, null);
-            worker = exchange.get(10, TimeUnit.SECONDS);
-        } finally {
-            connecting.shutdownNow();
-        }
+                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1911, IPC, 1912)))), votes, results, null);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         final long[][] raw = NaiveVote.randomVotes(5, WORKERS, PARAMS);
         final long[][] planes = new long[2][(int) (PARAMS >>> 6)];

@@ -1,7 +1,5 @@
 package io.dlion.aeron.client;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,9 +61,7 @@ public final class AeronMeanExchange implements MeanExchange {
     private final ExclusivePublication publication;
     private final Subscription subscription;
     private final WorkerCounters counters;
-    private boolean endpointResolved;
-    private byte[] resultAddress;
-    private int resultPort;
+    private final ResultEndpoint resultEndpoint;
     private final WorkerSession session;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     private final ControlledFragmentHandler handler = this::onFrame;
@@ -113,6 +109,7 @@ public final class AeronMeanExchange implements MeanExchange {
         }
         this.publication = pub;
         this.subscription = sub;
+        this.resultEndpoint = new ResultEndpoint(sub);
         this.counters = cnt;
         this.nextChunk = layout.chunkCount();
         this.nextMeanWord = layout.toWord();
@@ -247,7 +244,7 @@ public final class AeronMeanExchange implements MeanExchange {
     }
 
     private boolean sendHello() {
-        if (!endpointResolved && !resolveEndpoint()) {
+        if (!resultEndpoint.resolve(ctx.endpoint)) {
             return false;
         }
         final HelloCredentials credentials = session.credentials();
@@ -258,35 +255,10 @@ public final class AeronMeanExchange implements MeanExchange {
             return false;
         }
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(ctx.jobId(), session.helloRound(), layout.fromWord(), ctx.workerId,
-            ctx.endpoint.shard(), ctx.paramCount(), publication.sessionId(), resultAddress, resultPort, credentials,
+            ctx.endpoint.shard(), ctx.paramCount(), publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials,
             credentials == null ? 0 : session.nextNonce(), credentials == null ? 0 : session.epochTimeMs());
         bufferClaim.commit();
         counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
-        return true;
-    }
-
-    /**
-     * UDP: the address and port the mean subscription resolved to, which the HELLO carries, so that the server adds it as
-     * a destination of its manual multi-destination-cast; IPC: none.
-     */
-    private boolean resolveEndpoint() {
-        if (subscription.channel().startsWith("aeron:ipc")) {
-            endpointResolved = true;
-            return true;
-        }
-        final String resolved = subscription.resolvedEndpoint();
-        if (resolved == null) {
-            return false;
-        }
-        final int colon = resolved.lastIndexOf(':');
-        final String host = resolved.charAt(0) == '[' ? resolved.substring(1, colon - 1) : resolved.substring(0, colon);
-        try {
-            resultAddress = InetAddress.getByName(host).getAddress();
-        } catch (final UnknownHostException ex) {
-            throw new IllegalStateException("mean subscription resolved to an unknown address " + resolved + ": " + ctx.endpoint, ex);
-        }
-        resultPort = Integer.parseInt(resolved.substring(colon + 1));
-        endpointResolved = true;
         return true;
     }
 

@@ -1,7 +1,5 @@
 package io.dlion.aeron.client;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.ExclusivePublication;
@@ -105,13 +103,11 @@ final class ShardState implements AutoCloseable {
     private final boolean[] unprovenRefused = new boolean[TRACKED_IMAGES];
     private int unprovenCount;
     private int nonceCount;
+    private final ResultEndpoint resultEndpoint;
     private boolean proven;
     private int provenSession;
     private boolean forgedAnswer;
     private int forgedSession;
-    private boolean endpointResolved;
-    private byte[] resultAddress;
-    private int resultPort;
     private long lastHelloNs;
     private long helloIntervalNs = HELLO_INTERVAL_NS;
     private long lastServerFrameNs;
@@ -160,6 +156,7 @@ final class ShardState implements AutoCloseable {
             throw ex;
         }
         this.publication = pub;
+        this.resultEndpoint = new ResultEndpoint(subscription);
         if (pub.maxPayloadLength() < MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES) {
             close();
             throw new IllegalArgumentException("voteChannel mtu too small for chunkWords=" + chunkWords + ": max payload "
@@ -187,13 +184,13 @@ final class ShardState implements AutoCloseable {
      */
     String describeNotConnected(final long connectTimeoutMs) {
         return "shard " + endpoint.shard() + " not connected after " + connectTimeoutMs + " ms (votes connected: "
-            + publication.isConnected() + ", result endpoint resolved: " + endpointResolved + ", result images: " + subscription.imageCount()
+            + publication.isConnected() + ", result endpoint resolved: " + resultEndpoint.isResolved() + ", result images: " + subscription.imageCount()
             + ", server proven: " + proven + "); is its server running, and does it have this job's id and secret? " + endpoint;
     }
 
     /** @return the endpoint this shard's results arrive on, {@code host:port}, or null for IPC or before it is resolved. */
     String resultEndpoint() {
-        return resultAddress == null ? null : subscription.resolvedEndpoint();
+        return resultEndpoint.address() == null ? null : subscription.resolvedEndpoint();
     }
 
     /** A new round: send every chunk, expect every result word; the server's silence is counted from now. */
@@ -230,7 +227,7 @@ final class ShardState implements AutoCloseable {
      * @return work done.
      */
     int maintain() {
-        if (!endpointResolved && !resolveEndpoint()) {
+        if (!resultEndpoint.resolve(endpoint)) {
             return 0;
         }
         final long now = nanoClock.nanoTime();
@@ -256,7 +253,7 @@ final class ShardState implements AutoCloseable {
     }
 
     private boolean sendHello() {
-        if (!endpointResolved || !publication.isConnected()) {
+        if (!resultEndpoint.isResolved() || !publication.isConnected()) {
             return false;
         }
         final HelloCredentials credentials = session.credentials();
@@ -268,32 +265,10 @@ final class ShardState implements AutoCloseable {
         }
         final long nonce = session.nextNonce();
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
-            endpoint.shard(), paramCount, publication.sessionId(), resultAddress, resultPort, credentials, nonce, session.epochTimeMs());
+            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce, session.epochTimeMs());
         bufferClaim.commit();
         nonces[nonceCount++ % NONCES] = nonce;
         counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
-        return true;
-    }
-
-    /** UDP: the address and port the result subscription resolved to, which the HELLO carries; IPC: none. */
-    private boolean resolveEndpoint() {
-        if (subscription.channel().startsWith(IPC_SOURCE)) {
-            endpointResolved = true;
-            return true;
-        }
-        final String resolved = subscription.resolvedEndpoint();
-        if (resolved == null) {
-            return false;
-        }
-        final int colon = resolved.lastIndexOf(':');
-        final String host = resolved.charAt(0) == '[' ? resolved.substring(1, colon - 1) : resolved.substring(0, colon);
-        try {
-            resultAddress = InetAddress.getByName(host).getAddress();
-        } catch (final UnknownHostException ex) {
-            throw new IllegalStateException("result subscription resolved to an unknown address " + resolved + ": " + endpoint, ex);
-        }
-        resultPort = Integer.parseInt(resolved.substring(colon + 1));
-        endpointResolved = true;
         return true;
     }
 
