@@ -3,6 +3,7 @@ package io.dlion.aeron;
 import java.util.Objects;
 
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.vote.VoteRule;
@@ -16,7 +17,7 @@ import io.dlion.vote.VoteRule;
  * before each context validates its own.
  * <p>
  * Required: {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}. Defaults: the chunk size of
- * {@link Configuration#chunkWords()}, {@link VoteRule#MAJORITY}, no secret.
+ * {@link Configuration#chunkWords()}, {@link VoteRule#MAJORITY}, no secret, no frame tags.
  *
  * @param <T> the concrete context, returned by the fluent setters.
  */
@@ -28,6 +29,7 @@ public abstract class JobContext<T extends JobContext<T>> {
     int chunkWords = Configuration.chunkWords();
     VoteRule rule = VoteRule.MAJORITY;
     byte[] secret;
+    boolean frameMac;
 
     /** Only the transport's own contexts extend this class. */
     protected JobContext() {
@@ -59,6 +61,9 @@ public abstract class JobContext<T extends JobContext<T>> {
         if (secret != null && secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
             throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
                 + secret.length);
+        }
+        if (frameMac && secret == null) {
+            throw new IllegalArgumentException("frameMac needs the job's secret: set secret(byte[]) as well");
         }
         return self();
     }
@@ -149,6 +154,22 @@ public abstract class JobContext<T extends JobContext<T>> {
     /** @return a copy of the job's secret, or null. */
     public byte[] secret() {
         return secret == null ? null : secret.clone();
+    }
+
+    /**
+     * @param frameMac true to authenticate every vote and result frame with a {@link FrameMac} tag (needs
+     *                 {@link #secret(byte[])}); the same on every server and worker of the job, which HELLOs check. Off by
+     *                 default: the HELLO handshake already keeps strangers out; tags are for an attacker on the path.
+     * @return this for a fluent API.
+     */
+    public T frameMac(final boolean frameMac) {
+        this.frameMac = frameMac;
+        return self();
+    }
+
+    /** @return true when every vote and result frame carries a {@link FrameMac} tag. */
+    public boolean frameMac() {
+        return frameMac;
     }
 
     @SuppressWarnings("unchecked")

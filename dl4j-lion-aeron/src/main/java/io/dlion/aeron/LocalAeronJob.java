@@ -116,7 +116,7 @@ public final class LocalAeronJob implements AutoCloseable {
                     .voteChannel(serverVotes).voteStreamId(voteStream)
                     .resultChannel(serverResults).resultStreamId(resultStream)
                     .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
-                    .minVoters(ctx.minVoters).secret(ctx.secret)));
+                    .minVoters(ctx.minVoters).secret(ctx.secret()).frameMac(ctx.frameMac())));
                 endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
                     resultStream));
             }
@@ -200,8 +200,8 @@ public final class LocalAeronJob implements AutoCloseable {
         try {
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret)
-                .firstRound(firstRound).join(join));
+                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
+                .frameMac(ctx.frameMac())                .firstRound(firstRound).join(join));
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
             throw ex;

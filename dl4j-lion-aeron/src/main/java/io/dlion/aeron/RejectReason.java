@@ -39,7 +39,11 @@ public enum RejectReason {
      * A HELLO that is valid but not new: not newer than the last one accepted from its worker, or naming another vote
      * session than the one it came on (a HELLO copied off the wire and sent again).
      */
-    REPLAYED_HELLO("replayed-hello");
+    REPLAYED_HELLO("replayed-hello"),
+    /** A HELLO whose frame-tag setting ({@code --frame-mac}) differs from the server's. */
+    FRAME_MAC_MISMATCH("frame-mac-mismatch"),
+    /** A frame whose {@link io.dlion.aeron.wire.FrameMac} tag is missing or wrong: forged, altered or of another session. */
+    BAD_MAC("bad-mac");
 
     private final String label;
 

@@ -37,7 +37,7 @@ final class InProcessServer implements AutoCloseable {
                 .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
                 .voteChannel(Channels.udpVotes("0.0.0.0", s.votePort()))
                 .resultChannel(Channels.udpResultsPublication("0.0.0.0", s.controlPort(), s.workers()))
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()));
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
             this.server = created;
             this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
                 null, created);

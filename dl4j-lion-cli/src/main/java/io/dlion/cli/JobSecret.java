@@ -85,6 +85,19 @@ final class JobSecret {
     }
 
     /**
+     * @param frameMac the --frame-mac flag.
+     * @param secret   the secret the command runs with, or null.
+     * @return the flag.
+     * @throws IllegalArgumentException naming --secret-file when the flag is set without a secret.
+     */
+    static boolean checkFrameMac(final boolean frameMac, final byte[] secret) {
+        if (frameMac && secret == null) {
+            throw new IllegalArgumentException("--frame-mac needs the job's secret: give --secret-file");
+        }
+        return frameMac;
+    }
+
+    /**
      * The secret a UDP server or worker runs with: {@code --secret-file}, or none with an explicit {@code --insecure}
      * (and a warning on standard error).
      *

@@ -101,6 +101,7 @@ public final class ServerCommand implements Callable<Integer> {
             to = Long.parseLong(parts[1]);
         }
         final byte[] secret = transport.secret("server");
+        final boolean frameMac = transport.frameMac(secret);
         // SIGTERM / Ctrl-C: the hook releases the main thread and holds the JVM until the driver is closed, so that
         // nothing reads the driver's memory-mapped files after they are unmapped
         final CountDownLatch stop = new CountDownLatch(1);
@@ -115,6 +116,9 @@ public final class ServerCommand implements Callable<Integer> {
         }, "dlion-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         final boolean dense = parseDense(sharing);
+        if (dense && frameMac) {
+            throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
+        }
         try (AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
@@ -122,7 +126,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret);
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
             final Agent agent;
             final ServerCounters serverCounters;
             final Supplier<long[]> handOver;

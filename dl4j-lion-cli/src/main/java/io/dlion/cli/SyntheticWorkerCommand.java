@@ -67,6 +67,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                 .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
+                .frameMac(transport.frameMac(secret))
                 .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
                     transport.workerResultChannel(), transport.resultStream))))) {
             System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));

@@ -43,6 +43,18 @@ final class TransportOptions {
     @Option(names = "--insecure", description = "Run over UDP without a secret: anyone who reaches the ports can take over a worker id.")
     boolean insecure;
 
+    @Option(names = "--frame-mac", description = "Tag every vote and result frame with an HMAC-SHA256 of the job's secret (16 bytes a"
+        + " frame), against an attacker on the path; the server and every worker must agree. Needs --secret-file.")
+    boolean frameMac;
+
+    /**
+     * @param secret the job's secret the command runs with, or null.
+     * @return the --frame-mac flag, checked against the secret.
+     */
+    boolean frameMac(final byte[] secret) {
+        return JobSecret.checkFrameMac(frameMac, secret);
+    }
+
     /**
      * @param role "server" or "worker", for the messages.
      * @return the job's secret: required over UDP (unless --insecure, which warns), optional over IPC.

@@ -100,6 +100,10 @@ public final class WorkerCommand implements Callable<Integer> {
         + " or take over this worker's id")
     boolean insecure;
 
+    @Option(names = "--frame-mac", description = "tag every vote and result frame with an HMAC-SHA256 of the job's secret, against an"
+        + " attacker on the path; as the server's --frame-mac (needs --secret-file)")
+    boolean frameMac;
+
     @Option(names = "--await-timeout-s", description = "longest a step waits for its round's result (e.g. while the server restarts)"
         + " before the worker fails (default: ${DEFAULT-VALUE})")
     long awaitTimeoutSeconds = 600;
@@ -165,10 +169,11 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         recovery().validate();
         secret = JobSecret.forUdp(secretFile, insecure, "worker");
+        JobSecret.checkFrameMac(frameMac, secret);
         final Sharing s = sharing();
-        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer)) {
+        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer || frameMac)) {
             throw new IllegalArgumentException("--sharing " + s.cliName() + " (the dense baseline) supports none of --sync-dir, --rejoin,"
-                + " --checkpoint-dir, --resume, --loss-rate, --with-server");
+                + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac");
         }
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
             opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
@@ -267,7 +272,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
-            localHost, aeronDir, secret, lossRate, firstRound, rejoin, recovery.run(), network);
+            localHost, aeronDir, secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
         if (sharing().isDense()) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings));
             return 0;
@@ -298,7 +303,7 @@ public final class WorkerCommand implements Callable<Integer> {
             System.out.println(lost.getMessage() + "; rejoining");
             final RemoteTransport.Settings s = settings;
             final RemoteTransport.Settings again = new RemoteTransport.Settings(s.job(), s.workers(), s.params(), s.rule(), s.server(),
-                s.votePort(), s.controlPort(), s.localHost(), s.aeronDir(), s.secret(), s.lossRate(), 0, true, s.run(), s.network());
+                s.votePort(), s.controlPort(), s.localHost(), s.aeronDir(), s.secret(), s.frameMac(), s.lossRate(), 0, true, s.run(), s.network());
             new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again, shared),
                 new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
         }

@@ -102,6 +102,28 @@ class SecretFileTest {
         assertDoesNotThrow(() -> config(withSecret));
     }
 
+    @Test
+    void shouldRefuseFrameMacWithoutASecretOrOnTheDenseBaseline() throws Exception {
+        final Result server = run("server", "--job", "1", "--workers", "2", "--params", "1000", "--udp", "127.0.0.1:9:9", "--insecure",
+            "--frame-mac");
+        assertEquals(2, server.exit);
+        assertTrue(server.err.contains("--frame-mac") && server.err.contains("--secret-file"), server.err);
+        final Path file = dir.resolve("frame.secret");
+        JobSecret.write(file);
+        final Result dense = run("server", "--job", "1", "--workers", "2", "--params", "1000", "--udp", "127.0.0.1:9:9", "--secret-file",
+            file.toString(), "--frame-mac", "--sharing", "dense");
+        assertEquals(2, dense.exit);
+        assertTrue(dense.err.contains("--frame-mac") && dense.err.contains("dense"), dense.err);
+        final String[] worker = {"worker", "--server", "127.0.0.1", "--local-host", "127.0.0.1", "--worker-id", "0", "--workers", "1",
+            "--out", dir.toString(), "--insecure", "--frame-mac"};
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> config(worker));
+        assertTrue(refused.getMessage().contains("--frame-mac") && refused.getMessage().contains("--secret-file"), refused.getMessage());
+        final String[] denseWorker = {"worker", "--server", "127.0.0.1", "--local-host", "127.0.0.1", "--worker-id", "0", "--workers", "1",
+            "--out", dir.toString(), "--secret-file", file.toString(), "--frame-mac", "--sharing", "dense-lion"};
+        final IllegalArgumentException denseRefused = assertThrows(IllegalArgumentException.class, () -> config(denseWorker));
+        assertTrue(denseRefused.getMessage().contains("--frame-mac"), denseRefused.getMessage());
+    }
+
     private static void config(final String[] args) {
         final CommandLine.ParseResult parsed = DLionCli.commandLine().parseArgs(args);
         ((WorkerCommand)parsed.subcommand().commandSpec().userObject()).config();

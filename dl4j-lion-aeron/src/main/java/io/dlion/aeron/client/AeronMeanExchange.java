@@ -372,6 +372,9 @@ public final class AeronMeanExchange implements MeanExchange {
         @Override
         public Context conclude() {
             super.conclude();
+            if (frameMac()) {
+                throw new IllegalArgumentException("frameMac is not supported by the dense baseline (AeronMeanExchange)");
+            }
             Objects.requireNonNull(aeron, "aeron");
             if (workerId < 0 || workerId >= workers()) {
                 throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);

@@ -13,6 +13,7 @@ import io.aeron.logbuffer.Header;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
@@ -95,6 +96,10 @@ final class ShardState implements AutoCloseable {
     private final HelloAckFlyweight ackIn = new HelloAckFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
+    private final FrameMac voteMac;
+    private final FrameMac resultMac;
+    private final int tag;
+    private final int helloFlags;
     private final LittleEndianView receiveView = new LittleEndianView();
     private final NanoClock nanoClock;
     private final long[] nonces = new long[NONCES];
@@ -145,6 +150,10 @@ final class ShardState implements AutoCloseable {
         this.chunkWords = ctx.chunkWords();
         this.fragmentLimit = ctx.fragmentLimit();
         this.nanoClock = ctx.nanoClock();
+        this.voteMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
+        this.resultMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
+        this.tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
+        this.helloFlags = ctx.frameMac() ? HelloFlyweight.FLAG_FRAME_MAC : 0;
         final long to = endpoint.toParam() < 0 ? paramCount : endpoint.toParam();
         this.layout = new ChunkLayout(paramCount, endpoint.fromParam(), to, chunkWords);
         ExclusivePublication pub = null;
@@ -157,10 +166,10 @@ final class ShardState implements AutoCloseable {
         }
         this.publication = pub;
         this.resultEndpoint = new ResultEndpoint(subscription);
-        if (pub.maxPayloadLength() < MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES) {
+        if (pub.maxPayloadLength() < MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES + tag) {
             close();
             throw new IllegalArgumentException("voteChannel mtu too small for chunkWords=" + chunkWords + ": max payload "
-                + pub.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES)
+                + pub.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES + tag)
                 + " (use mtu=8k or fewer chunkWords): " + endpoint);
         }
         this.nextChunk = layout.chunkCount();
@@ -265,7 +274,7 @@ final class ShardState implements AutoCloseable {
         }
         final long nonce = session.nextNonce();
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
-            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce, session.epochTimeMs());
+            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce, session.epochTimeMs(), helloFlags);
         bufferClaim.commit();
         nonces[nonceCount++ % NONCES] = nonce;
         counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
@@ -360,7 +369,8 @@ final class ShardState implements AutoCloseable {
         while (nextChunk < layout.chunkCount()) {
             final int words = layout.wordsOf(nextChunk);
             final int wordOffset = layout.wordOffset(nextChunk);
-            final int length = VoteChunkFlyweight.length(layout.paramsOf(wordOffset, words));
+            final int body = VoteChunkFlyweight.length(layout.paramsOf(wordOffset, words));
+            final int length = body + tag;
             final long result = publication.tryClaim(length, bufferClaim);
             if (result < 0) {
                 offerFailed(result);
@@ -368,6 +378,9 @@ final class ShardState implements AutoCloseable {
             }
             voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset())
                 .encode(jobId, session.submittedRound(), wordOffset, words, workerId, endpoint.shard(), voteView, paramCount, wordOffset);
+            if (voteMac != null) {
+                voteMac.sign(bufferClaim.buffer(), bufferClaim.offset(), body, publication.sessionId());
+            }
             bufferClaim.commit();
             final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
             counters.bytesUp().getAndAddRelease(frame);
@@ -420,6 +433,13 @@ final class ShardState implements AutoCloseable {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
+        // checked before any field is acted on (a later round's frame makes this worker rejoin), and again each time the
+        // frame is offered after an ABORT
+        if (resultMac != null && !resultMac.verify(buffer, offset, length, sessionId)) {
+            counters.badMacFrames().incrementRelease();
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        final int messageLength = length - tag;
         final long round = msg.round();
         if (type == MessageType.JOIN_NOTICE) {
             return onJoinNotice(noticeIn.wrapForRead(buffer, offset));
@@ -447,7 +467,7 @@ final class ShardState implements AutoCloseable {
         final int words = msg.chunkWords();
         final long allWorkers = workers == Long.SIZE ? -1L : (1L << workers) - 1;
         if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0 || (mask & ~allWorkers) != 0
-            || !decode(resultIn.wrapForRead(buffer, offset), length, wordOffset, words, mask)) {
+            || !decode(resultIn.wrapForRead(buffer, offset), messageLength, wordOffset, words, mask)) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }

@@ -19,6 +19,7 @@ public final class WorkerCounters implements AutoCloseable {
     private final Counter serverReconnects;
     private final Counter unprovenFrames;
     private final Counter refusedImages;
+    private final Counter badMacFrames;
 
     WorkerCounters(final Aeron aeron, final int jobId, final int workerId) {
         final String prefix = "dlion-worker job=" + jobId + " worker=" + workerId + ": ";
@@ -33,6 +34,7 @@ public final class WorkerCounters implements AutoCloseable {
             serverReconnects = aeron.addCounter(type, prefix + "server restarts seen (a new session proven)");
             unprovenFrames = aeron.addCounter(type, prefix + "frames from unproven result images (dropped)");
             refusedImages = aeron.addCounter(type, prefix + "result images refused (not proven in time, or a forged HELLO_ACK)");
+            badMacFrames = aeron.addCounter(type, prefix + "frames of the proven server with a wrong frame tag (dropped)");
         } catch (final RuntimeException ex) {
             close();
             throw ex;
@@ -84,9 +86,14 @@ public final class WorkerCounters implements AutoCloseable {
         return refusedImages;
     }
 
+    /** @return frames on the proven server's image whose frame tag was wrong: forged or altered on the path (frameMac jobs). */
+    public Counter badMacFrames() {
+        return badMacFrames;
+    }
+
     @Override
     public void close() {
         CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted, serverReconnects,
-            unprovenFrames, refusedImages);
+            unprovenFrames, refusedImages, badMacFrames);
     }
 }

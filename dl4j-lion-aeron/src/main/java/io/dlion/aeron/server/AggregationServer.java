@@ -13,6 +13,7 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
@@ -103,6 +104,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final ResultPublisher publisher;
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
+    private final FrameMac voteMac;
     private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
@@ -132,15 +134,19 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.subscription = sub;
         this.publication = pub;
         this.counters = cnt;
-        if (publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH < ctx.chunkWords() * Long.BYTES) {
+        final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
+        if (publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag < ctx.chunkWords() * Long.BYTES) {
             close();
             throw new IllegalArgumentException("resultChannel mtu too small for chunkWords=" + ctx.chunkWords() + ": max payload "
-                + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords() * Long.BYTES)
+                + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords() * Long.BYTES + tag)
                 + " (use mtu=8k or fewer chunkWords)");
         }
-        this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs, ctx.epochClock, counters);
+        this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
+            ctx.epochClock, counters);
         this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters);
+        this.voteMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters,
+            ctx.frameMac() ? new FrameMac(ctx.secret()) : null);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
@@ -286,7 +292,14 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (type != MessageType.VOTE_CHUNK) {
             return reject(RejectReason.UNEXPECTED_TYPE);
         }
-        return onVote(vote.wrapForRead(buffer, offset), length, worker, sessionId);
+        if (voteMac == null) {
+            return onVote(vote.wrapForRead(buffer, offset), length, worker, sessionId);
+        }
+        // verified again each time the frame is offered after an ABORT: the log may only be trusted once it is read
+        if (!voteMac.verify(buffer, offset, length, sessionId)) {
+            return reject(RejectReason.BAD_MAC);
+        }
+        return onVote(vote.wrapForRead(buffer, offset), length - FrameMac.TAG_LENGTH, worker, sessionId);
     }
 
     private ControlledFragmentHandler.Action onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId) {

@@ -65,6 +65,9 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
      */
     public DenseAggregationServer(final AggregationServer.Context ctx) {
         this.ctx = ctx.conclude();
+        if (ctx.frameMac()) {
+            throw new IllegalArgumentException("frameMac is not supported by the dense baseline (DenseAggregationServer)");
+        }
         this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam(), ctx.toParam(), GradientChunkFlyweight.CHUNK_WORDS);
         this.workers = ctx.workers();
         Subscription sub = null;
@@ -87,9 +90,10 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             throw new IllegalArgumentException("resultChannel mtu too small for dense chunks: max payload " + publication.maxPayloadLength()
                 + " bytes, need " + need + " (use mtu=8k)");
         }
-        this.membership = new Membership(workers, ctx.shard(), ctx.paramCount(), ctx.secret(), ctx.helloMaxSkewMs(), ctx.epochClock(), counters);
+        this.membership = new Membership(workers, ctx.shard(), ctx.paramCount(), ctx.secret(), false, ctx.helloMaxSkewMs(), ctx.epochClock(),
+            counters);
         this.window = new MeanWindow(layout, ctx.shard(), workers, ctx.windowChunks(), counters);
-        this.control = new ResultPublisher(publication, ctx.jobId(), ctx.shard(), layout, counters);
+        this.control = new ResultPublisher(publication, ctx.jobId(), ctx.shard(), layout, counters, null);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
     }

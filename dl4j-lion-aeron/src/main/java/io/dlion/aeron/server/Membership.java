@@ -34,6 +34,7 @@ final class Membership {
     private final int shard;
     private final long paramCount;
     private final HelloCredentials credentials;
+    private final int helloFlags;
     private final long helloMaxSkewMs;
     private final EpochClock epochClock;
     private final ServerCounters counters;
@@ -56,13 +57,15 @@ final class Membership {
      * @param shard          index of the server's slice.
      * @param paramCount     of the job's vector.
      * @param secret         the job's secret, or null to accept HELLOs without credentials.
+     * @param frameMac       true when the job's frames carry tags: HELLOs must say so, and others are refused.
      * @param helloMaxSkewMs how far a HELLO's timestamp may be from the clock.
      * @param epochClock     for HELLO timestamps.
      * @param counters       where joins, drops and rejoins are counted.
      */
-    Membership(final int workers, final int shard, final long paramCount, final byte[] secret, final long helloMaxSkewMs,
-        final EpochClock epochClock, final ServerCounters counters) {
+    Membership(final int workers, final int shard, final long paramCount, final byte[] secret, final boolean frameMac,
+        final long helloMaxSkewMs, final EpochClock epochClock, final ServerCounters counters) {
         this.shard = shard;
+        this.helloFlags = frameMac ? HelloFlyweight.FLAG_FRAME_MAC : 0;
         this.paramCount = paramCount;
         this.credentials = secret == null ? null : new HelloCredentials(secret);
         this.helloMaxSkewMs = helloMaxSkewMs;
@@ -132,6 +135,9 @@ final class Membership {
         }
         if (hello.voteSessionId() != sessionId) {
             return RejectReason.REPLAYED_HELLO;
+        }
+        if (hello.flags() != helloFlags) {
+            return RejectReason.FRAME_MAC_MISMATCH;
         }
         lastHelloMs[worker] = timestamp;
         lastHelloNonce[worker] = nonce;

@@ -5,6 +5,7 @@ import io.aeron.Publication;
 import io.aeron.logbuffer.BufferClaim;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
+import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
@@ -16,7 +17,8 @@ import io.dlion.vote.VoteAggregator;
 
 /**
  * Everything one shard's server sends, on its result publication: result chunks, HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
- * claimed with {@code tryClaim} and written by its frame flyweight in place.
+ * claimed with {@code tryClaim} and written by its frame flyweight in place (then tagged, when the job's frames carry
+ * {@link FrameMac} tags).
  * <p>
  * An offer that is not accepted is never retried in a loop: {@code BACK_PRESSURED}, {@code ADMIN_ACTION} and
  * {@code NOT_CONNECTED} are counted ({@link ServerCounters#backPressure()}) and the send methods return false, so the
@@ -32,6 +34,8 @@ final class ResultPublisher {
     private final ChunkLayout layout;
     private final ServerCounters counters;
     private final int maxBodyLength;
+    private final FrameMac frameMac;
+    private final int tag;
     private final BufferClaim bufferClaim = new BufferClaim();
     private final ResultChunkFlyweight result = new ResultChunkFlyweight();
     private final JoinNoticeFlyweight notice = new JoinNoticeFlyweight();
@@ -51,15 +55,18 @@ final class ResultPublisher {
      * @param shard       index of the server's slice.
      * @param layout      the shard's chunk grid.
      * @param counters    where bytes out and offers not accepted are counted.
+     * @param frameMac    tags every frame but the HELLO_ACK (which carries its own MAC), or null for untagged frames.
      */
     ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout,
-        final ServerCounters counters) {
+        final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
+        this.frameMac = frameMac;
+        this.tag = frameMac == null ? 0 : FrameMac.TAG_LENGTH;
         this.jobId = jobId;
         this.shard = shard;
         this.layout = layout;
         this.counters = counters;
-        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH;
+        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag;
     }
 
     /** @return true when the publication has at least one connected subscriber. */
@@ -86,11 +93,11 @@ final class ResultPublisher {
 
     /** @return 1 when the pending ROUND_ABORT went out, otherwise 0. */
     int publishAbort() {
-        if (!abortPending || !claim(RoundAbortFlyweight.LENGTH)) {
+        if (!abortPending || !claim(RoundAbortFlyweight.LENGTH + tag)) {
             return 0;
         }
         abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortMask);
-        commit(RoundAbortFlyweight.LENGTH);
+        commitTagged(RoundAbortFlyweight.LENGTH);
         abortPending = false;
         return 1;
     }
@@ -126,11 +133,11 @@ final class ResultPublisher {
      * @return true when the JOIN_NOTICE went out.
      */
     boolean publishJoinNotice(final int joiningWorker, final long firstRound, final int donor) {
-        if (!claim(JoinNoticeFlyweight.LENGTH)) {
+        if (!claim(JoinNoticeFlyweight.LENGTH + tag)) {
             return false;
         }
         notice.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, firstRound, layout.fromWord(), donor, shard, joiningWorker);
-        commit(JoinNoticeFlyweight.LENGTH);
+        commitTagged(JoinNoticeFlyweight.LENGTH);
         return true;
     }
 
@@ -155,12 +162,12 @@ final class ResultPublisher {
             final int from = sentWords;
             final int frameWords = Math.min(words - from, maxFrameWords);
             final int length = ResultChunkFlyweight.length(slot.downlink, chunkParams, from, from + frameWords);
-            if (!claim(length)) {
+            if (!claim(length + tag)) {
                 return false;
             }
             result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(slot.encoding, jobId, round, chunkWordOffset + from, frameWords,
                 shard, slot.voterMask, slot.downlink, slot.out, chunkParams, from);
-            commit(length);
+            commitTagged(length);
             sentWords += frameWords;
         }
         sendingChunk = -1;
@@ -196,6 +203,14 @@ final class ResultPublisher {
                 + publication.channel());
         }
         throw new IllegalStateException("unknown offer result " + position);
+    }
+
+    /** Tag the claimed frame of {@code length} bytes (when frames are tagged), then commit it. */
+    private void commitTagged(final int length) {
+        if (frameMac != null) {
+            frameMac.sign(bufferClaim.buffer(), bufferClaim.offset(), length, publication.sessionId());
+        }
+        commit(length + tag);
     }
 
     private void commit(final int length) {

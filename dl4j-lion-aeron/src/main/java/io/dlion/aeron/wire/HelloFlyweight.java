@@ -35,7 +35,7 @@ import org.agrona.MutableDirectBuffer;
  *  |        Vote session: the Aeron session of the worker's        | 48
  *  |        vote publication this HELLO is sent on                 |
  *  +-------------------------------+---------------+---------------+
- *  |       Result port (UDP)       | Address length|       0       | 52
+ *  |       Result port (UDP)       | Address length|     Flags     | 52
  *  +-------------------------------+---------------+---------------+
  *  |   Result address: IPv4 (4 bytes) or IPv6 (16), zero-padded    | 56
  *  |                            ...                                |
@@ -46,7 +46,8 @@ import org.agrona.MutableDirectBuffer;
  * </pre>
  * The result endpoint is the UDP address and port the worker's result subscription listens on: a server that
  * publishes its results by manual multi-destination-cast adds it as a destination once it accepted the HELLO. Its
- * address length is 0 when results come by IPC. The vote session binds the HELLO to the publication it came on, so a
+ * address length is 0 when results come by IPC. Flags: {@link #FLAG_FRAME_MAC} when the worker tags its frames
+ * ({@link FrameMac}); a server whose setting differs refuses the HELLO. The vote session binds the HELLO to the publication it came on, so a
  * HELLO replayed from another session is refused; with the job's secret ({@link Encoding#HMAC_SHA256}) the MAC
  * ({@link HelloCredentials}) covers every field before it. Fields are little-endian; the header's offsets are
  * {@link MessageHeaderFlyweight}'s.
@@ -68,6 +69,10 @@ public final class HelloFlyweight {
     public static final int RESULT_ADDRESS_LENGTH_OFFSET = RESULT_PORT_OFFSET + Short.BYTES;
     /** Offset of the result address. */
     public static final int RESULT_ADDRESS_OFFSET = RESULT_ADDRESS_LENGTH_OFFSET + 2;
+    /** Offset of the flags byte. */
+    public static final int FLAGS_OFFSET = RESULT_ADDRESS_LENGTH_OFFSET + 1;
+    /** Flag: the worker's vote frames carry, and its result frames must carry, a {@link FrameMac} tag. */
+    public static final int FLAG_FRAME_MAC = 1;
     /** Room for the result address: an IPv6 address. */
     public static final int RESULT_ADDRESS_CAPACITY = 16;
     /** Offset of the MAC ({@link Encoding#HMAC_SHA256} only); the MAC covers every byte before it. */
@@ -133,6 +138,31 @@ public final class HelloFlyweight {
     public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int shard, final long paramCount,
         final int voteSessionId, final byte[] resultAddress, final int resultPort, final HelloCredentials credentials, final long nonce,
         final long timestampMs) {
+        return encode(jobId, round, wordOffset, workerId, shard, paramCount, voteSessionId, resultAddress, resultPort, credentials, nonce,
+            timestampMs, 0);
+    }
+
+    /**
+     * Write a whole HELLO at the wrapped offset, with flags.
+     *
+     * @param jobId         of the job.
+     * @param round         the round the worker votes in next, or {@link #JOIN_ROUND}.
+     * @param wordOffset    first 64-parameter word of the shard (0 in the fault tools' frames).
+     * @param workerId      the worker.
+     * @param shard         index of the server's slice.
+     * @param paramCount    of the worker's whole vector.
+     * @param voteSessionId Aeron session of the publication the HELLO goes out on.
+     * @param resultAddress the address the worker's results arrive on (4 or 16 bytes), or null for IPC.
+     * @param resultPort    the UDP port the worker's results arrive on (0 for IPC).
+     * @param credentials   to sign with, or null for a HELLO without credentials.
+     * @param nonce         random per HELLO; the server's HELLO_ACK echoes it.
+     * @param timestampMs   now, ms since the epoch.
+     * @param flags         {@link #FLAG_FRAME_MAC} or 0.
+     * @return the length written.
+     */
+    public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int shard, final long paramCount,
+        final int voteSessionId, final byte[] resultAddress, final int resultPort, final HelloCredentials credentials, final long nonce,
+        final long timestampMs, final int flags) {
         header.writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
             .jobId(jobId)
             .round(round)
@@ -152,7 +182,7 @@ public final class HelloFlyweight {
         buffer.putInt(offset + VOTE_SESSION_OFFSET, voteSessionId, ORDER);
         buffer.putShort(offset + RESULT_PORT_OFFSET, (short)resultPort, ORDER);
         buffer.putByte(offset + RESULT_ADDRESS_LENGTH_OFFSET, (byte)addressLength);
-        buffer.putByte(offset + RESULT_ADDRESS_LENGTH_OFFSET + 1, (byte)0);
+        buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
         buffer.setMemory(offset + RESULT_ADDRESS_OFFSET, RESULT_ADDRESS_CAPACITY, (byte)0);
         if (addressLength > 0) {
             buffer.putBytes(offset + RESULT_ADDRESS_OFFSET, resultAddress);
@@ -197,6 +227,11 @@ public final class HelloFlyweight {
     /** @return the UDP port the worker's results arrive on. */
     public int resultPort() {
         return header.buffer().getShort(header.offset() + RESULT_PORT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** @return the flags: {@link #FLAG_FRAME_MAC} or 0. */
+    public int flags() {
+        return header.buffer().getByte(header.offset() + FLAGS_OFFSET) & 0xFF;
     }
 
     /** @return length of the result address: 0 (IPC), 4 (IPv4) or 16 (IPv6); anything else is malformed. */

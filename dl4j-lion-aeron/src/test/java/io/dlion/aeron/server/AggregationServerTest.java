@@ -7,7 +7,11 @@ import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.wire.FrameMac;
+import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The agent itself, pumped by hand on the test thread: its duty cycle, and nothing else, takes the votes. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -25,6 +30,7 @@ class AggregationServerTest {
     private static final int WORKERS = 2;
     private static final long PARAMS = 3_000;
     private static final int CHUNK_WORDS = 20;
+    private static final byte[] SECRET = "dl4j-lion test secret, 32 bytes!".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private AeronRuntime runtime;
     private AggregationServer server;
@@ -115,6 +121,74 @@ class AggregationServerTest {
         assertEquals(1, server.counters().workersDropped().get(), "worker 2 dropped once the quorum is present");
         assertEquals(1, server.counters().chunksVoted().get(), "the first chunk voted by workers 0 and 1");
         assertEquals(0, server.counters().roundsAbandoned().get());
+    }
+
+    /**
+     * With frame tags on, the server takes a vote only with the tag of the job's secret over the frame and the session it
+     * came on: the same frame altered, untagged, or tagged for another session is refused as {@code bad-mac} and counted,
+     * and the genuine frame that follows is then accepted (not a duplicate). A HELLO without the frame-tag flag is refused.
+     */
+    @Test
+    void shouldTakeOnlyVotesWithTheTagOfTheJobsSecretAndSession() throws InterruptedException {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        server = new AggregationServer(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(WORKERS).paramCount(PARAMS).chunkWords(CHUNK_WORDS).secret(SECRET).frameMac(true)
+            .voteChannel(IPC).voteStreamId(1785).resultChannel(IPC).resultStreamId(1786));
+        results = runtime.aeron().addSubscription(IPC, 1786);
+        while (!server.isConnected()) {
+            Thread.sleep(1);
+        }
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[VoteChunkFlyweight.length((long)CHUNK_WORDS * 64) + FrameMac.TAG_LENGTH]);
+        final HelloCredentials credentials = new HelloCredentials(SECRET);
+        int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, 0, 0, PARAMS, 10, null, 0, credentials, 1, System.currentTimeMillis(), 0);
+        server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10);
+        assertEquals(1, server.counters().rejected(RejectReason.FRAME_MAC_MISMATCH).get(), "a HELLO of a worker without --frame-mac");
+        for (int w = 0; w < WORKERS; w++) {
+            length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, w, 0, PARAMS, 10 + w, null, 0, credentials, 2 + w,
+                System.currentTimeMillis(), HelloFlyweight.FLAG_FRAME_MAC);
+            server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10 + w);
+        }
+        assertEquals(1, server.counters().rejectedTotal(), "both HELLOs with the flag accepted");
+        final FrameMac mac = new FrameMac(SECRET);
+        final long[][] ones = {new long[(int)((PARAMS + 63) >>> 6)]};
+        java.util.Arrays.fill(ones[0], -1L);
+        final VoteChunkFlyweight vote = new VoteChunkFlyweight();
+        length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 0, 0, ones, PARAMS, 0);
+        mac.sign(frame, 0, length, 10);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length + FrameMac.TAG_LENGTH, FrameDescriptor.UNFRAGMENTED, 10));
+
+        length = vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, ones, PARAMS, 0);
+        mac.sign(frame, 0, length, 11);
+        final int tagged = length + FrameMac.TAG_LENGTH;
+        frame.putByte(VoteChunkFlyweight.BODY_OFFSET + 3, (byte)0);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, tagged, FrameDescriptor.UNFRAGMENTED, 11));
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 11));
+        vote.wrap(frame, 0).encode(JOB, 0, 0, CHUNK_WORDS, 1, 0, ones, PARAMS, 0);
+        mac.sign(frame, 0, length, 12);
+        assertEquals(ControlledFragmentHandler.Action.CONTINUE, server.onMessage(frame, 0, tagged, FrameDescriptor.UNFRAGMENTED, 11));
+        assertEquals(3, server.counters().rejected(RejectReason.BAD_MAC).get(), "altered, untagged, tagged for another session");
+        assertEquals(0, server.counters().chunksVoted().get());
+
+        mac.sign(frame, 0, length, 11);
+        assertEquals(ControlledFragmentHandler.Action.BREAK, server.onMessage(frame, 0, tagged, FrameDescriptor.UNFRAGMENTED, 11),
+            "the genuine vote completes the chunk");
+        assertEquals(4, server.counters().rejectedTotal(), "nothing else refused: no duplicate");
+        server.doWork();
+        assertEquals(1, server.counters().chunksVoted().get());
+        final int[] resultFrames = {0};
+        final FrameMac resultMac = new FrameMac(SECRET);
+        final MessageHeaderFlyweight type = new MessageHeaderFlyweight();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (resultFrames[0] == 0 && System.nanoTime() < deadline) {
+            server.doWork();
+            results.poll((buffer, offset, frameLength, header) -> {
+                if (type.wrapForRead(buffer, offset).type() == MessageType.RESULT_CHUNK) {
+                    assertTrue(resultMac.verify(buffer, offset, frameLength, header.sessionId()), "the result frame carries the server's tag");
+                    resultFrames[0]++;
+                }
+            }, 10);
+        }
+        assertEquals(1, resultFrames[0], "one result frame");
     }
 
     private void hello(final UnsafeBuffer frame, final int worker) {

@@ -173,7 +173,7 @@ class MembershipTest {
     }
 
     private Membership membership(final byte[] secret) {
-        return new Membership(WORKERS, 0, PARAMS, secret, SKEW_MS, () -> NOW_MS, counters);
+        return new Membership(WORKERS, 0, PARAMS, secret, false, SKEW_MS, () -> NOW_MS, counters);
     }
 
     private RejectReason hello(final Membership membership, final int worker, final long round, final int sessionId,

@@ -56,7 +56,7 @@ class ResultPublisherTest {
 
     @Test
     void shouldCountRefusedOffersWithoutRetryingAndHoldTheAbortUntilItGoesOut() throws InterruptedException {
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
         assertFalse(publisher.publishJoinNotice(1, 7, 0), "no subscriber: not connected");
         assertEquals(1, counters.backPressure().get());
         publisher.queueAbort(4, 0b01);
@@ -80,7 +80,7 @@ class ResultPublisherTest {
     @Test
     void shouldSendAJoinNoticeNamingTheWorkerTheRoundAndTheDonor() throws InterruptedException {
         connect();
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
         assertTrue(publisher.publishJoinNotice(5, 12, JoinNoticeFlyweight.NO_DONOR));
         final JoinNoticeFlyweight notice = new JoinNoticeFlyweight().wrapForRead(new UnsafeBuffer(receive(1).get(0)), 0);
         assertEquals(1L << 5, notice.joiningMask());
@@ -106,7 +106,7 @@ class ResultPublisherTest {
         slot.voters = voters;
         slot.encoding = Encoding.COUNT_PLANES;
         slot.downlink = encoding;
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
         assertTrue(publisher.publishResult(9, slot));
 
         final int planes = encoding.planes();

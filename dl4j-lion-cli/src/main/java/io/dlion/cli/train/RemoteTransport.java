@@ -41,6 +41,7 @@ public final class RemoteTransport implements VoteTransport {
      * @param localHost   this host's address the results arrive on.
      * @param aeronDir    a standalone driver's directory, or null for an embedded driver.
      * @param secret      the job's shared secret, or null when the server has none.
+     * @param frameMac    true when every vote and result frame carries a tag of the secret (as the server's --frame-mac).
      * @param lossRate    fault injection: fraction of received UDP data frames the embedded driver drops (0 = none).
      * @param firstRound  the round this worker votes in first (a worker resuming from its checkpoint), else 0.
      * @param join        true for a worker that rejoins the running job and waits for a donor's parameters.
@@ -49,7 +50,7 @@ public final class RemoteTransport implements VoteTransport {
      *                    (a shared directory instead).
      */
     public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
-        String aeronDir, byte[] secret, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
+        String aeronDir, byte[] secret, boolean frameMac, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
     }
 
     /** @param s where the server is and how to reach it. */
@@ -68,7 +69,7 @@ public final class RemoteTransport implements VoteTransport {
         this.runtime = shared != null ? shared : runtime(s);
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
-            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).firstRound(s.firstRound()).join(s.join())
+            .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
             .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
                 Channels.udpResultsSubscription(s.localHost(), runtime.aeron().nextCorrelationId()),
                 Configuration.RESULT_STREAM_ID_DEFAULT)));

@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
@@ -24,6 +26,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -54,6 +57,16 @@ class MultiProcessUdpTest {
 
     @Test
     void shouldMatchNaiveVoteWithWorkersInSeparateProcesses() throws Exception {
+        runJob(null);
+    }
+
+    /** The same job with the secret and a tag on every vote and result frame ({@code --frame-mac}): the same results. */
+    @Test
+    void shouldMatchNaiveVoteWithEveryFrameTagged(@TempDir final Path dir) throws Exception {
+        runJob(Frames.writeSecret(dir.resolve("job.secret")));
+    }
+
+    private void runJob(final Path secretFile) throws Exception {
         final int n = 3;
         final long params = 200_003;
         final int rounds = 3;
@@ -62,6 +75,7 @@ class MultiProcessUdpTest {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
+            .secret(secretFile == null ? null : Frames.SECRET).frameMac(secretFile != null)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
             .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)));
         serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
@@ -76,7 +90,8 @@ class MultiProcessUdpTest {
                 DLionCli.class.getName(), "vote-worker",
                 "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
                 "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
-                "--udp", "127.0.0.1:" + votePort + ":" + controlPort, "--insecure"));
+                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+            command.addAll(secretFile == null ? List.of("--insecure") : List.of("--secret-file", secretFile.toString(), "--frame-mac"));
             processes.add(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 
@@ -110,6 +125,7 @@ class MultiProcessUdpTest {
             assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds=" + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
         }
         assertEquals(rounds, server.counters().rounds().get());
+        // with --frame-mac, an untagged vote or a HELLO without the flag would have been refused (and no round completed)
         assertEquals(0, server.counters().rejectedTotal());
     }
 }
