@@ -33,6 +33,7 @@ class JobContextTest {
         assertRefused(context, "paramCount", c -> c.jobId(1).workers(2).paramCount(0));
         assertRefused(context, "chunkWords", c -> c.jobId(1).workers(2).paramCount(100).chunkWords(30));
         assertRefused(context, "secret", c -> c.jobId(1).workers(2).paramCount(100).secret(new byte[15]));
+        assertRefused(context, "frameMac", c -> c.jobId(1).workers(2).paramCount(100).frameMac(true));
         final NullPointerException rule = assertThrows(NullPointerException.class,
             () -> context.get().jobId(1).workers(2).paramCount(100).rule(null).conclude());
         assertEquals("rule", rule.getMessage());
