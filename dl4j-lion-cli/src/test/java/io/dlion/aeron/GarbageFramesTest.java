@@ -179,7 +179,7 @@ class GarbageFramesTest {
     @Test
     void shouldClassifyEveryRejectReasonAsGarbageOrReachableOnlyWhenAuthenticated() {
         final EnumSet<RejectReason> authenticatedOnly = EnumSet.of(RejectReason.STALE_ROUND, RejectReason.FUTURE_ROUND, RejectReason.DUPLICATE,
-            RejectReason.LATE);
+            RejectReason.LATE, RejectReason.FRAME_MAC_MISMATCH);
         for (final RejectReason reason : RejectReason.values()) {
             assertTrue(GarbageFrames.GARBAGE_REASONS.contains(reason) != authenticatedOnly.contains(reason),
                 reason.label() + " must be in exactly one of GARBAGE_REASONS and the authenticated-only reasons");

@@ -71,15 +71,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       no HMAC, a timestamp outside the allowed skew or a wrong MAC: {@code bad-credentials}. A HELLO past all of these
  *       would bind the worker id to the sender's session (or be refused as {@code replayed-hello}), but it needs an
  *       HMAC-SHA256 made with the job's secret, which this class never has, over all its fields, so no mutation makes
- *       one;</li>
+ *       one ({@code frame-mac-mismatch}, a HELLO whose frame-tag flag differs from the server's, comes after the HMAC, so it
+ *       is never reached either);</li>
  *   <li>any type but VOTE_CHUNK: {@code unexpected-type};</li>
+ *   <li>with frame tags on ({@code frameMac}), a vote without the tag of the job's secret: {@code bad-mac};</li>
  *   <li>a vote: shard: {@code wrong-shard}; chunk not on the grid or of the wrong word count: {@code out-of-range};
  *       encoding not SIGN_BITS: {@code malformed}; length: {@code bad-length};</li>
  *   <li>worker id not bound to this Aeron session by an accepted HELLO: {@code unauthenticated};</li>
  *   <li>only then the round checks, {@code stale-round}, {@code future-round}, {@code duplicate}, {@code late}, and the
  *       {@code ABORT} that holds a vote back until its round or chunk opens.</li>
  * </ol>
- * Garbage stops at step 7 at the latest: it is never counted under the four round reasons, never held back, never
+ * Garbage stops at step 8 at the latest: it is never counted under the four round reasons, never held back, never
  * enters a vote. This holds when:
  * <ul>
  *   <li>the server has a secret. Without one, step 5 accepts any HELLO of the job's id, shard and param count with a
@@ -96,8 +98,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class GarbageFrames {
     /**
-     * The reasons a garbage frame is rejected under, see the class comment; the other four, {@code stale-round},
-     * {@code future-round}, {@code duplicate} and {@code late}, are reached only by an authenticated worker.
+     * The reasons a garbage frame is rejected under, see the class comment; the others, {@code stale-round},
+     * {@code future-round}, {@code duplicate}, {@code late} and {@code frame-mac-mismatch}, are reached only by an
+     * authenticated worker.
      */
     public static final Set<RejectReason> GARBAGE_REASONS = Collections.unmodifiableSet(EnumSet.of(
         RejectReason.MALFORMED,
@@ -111,7 +114,8 @@ public final class GarbageFrames {
         RejectReason.PARAM_COUNT_MISMATCH,
         RejectReason.BAD_CREDENTIALS,
         RejectReason.REPLAYED_HELLO,
-        RejectReason.UNAUTHENTICATED));
+        RejectReason.UNAUTHENTICATED,
+        RejectReason.BAD_MAC));
 
     /** Most mutations applied to one frame. */
     public static final int MAX_MUTATIONS = 3;
