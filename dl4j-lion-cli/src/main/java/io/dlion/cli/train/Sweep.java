@@ -270,7 +270,10 @@ public final class Sweep {
         return sb.toString();
     }
 
-    /** Writes {@code sweep-MODEL.png}: best test accuracy against N (log scale), one line per method. */
+    /**
+     * Writes {@code sweep-MODEL.png}: best test accuracy against N, one line per method. N is drawn on a log2 scale
+     * (equal steps from 2 to 4 to 8 ...) and each tick is labelled with its N.
+     */
     public static Path plot(final Path dir, final List<Outcome> outcomes, final String model, final int workerBatch, final int epochs)
         throws IOException {
         final XYChart chart = new XYChartBuilder().width(900).height(560)
@@ -279,13 +282,14 @@ public final class Sweep {
             .xAxisTitle("workers N (global batch = N x " + workerBatch + ")").yAxisTitle("test accuracy (best lr of the grid)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideSW);
         chart.getStyler().setMarkerSize(8);
-        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(
+            v -> Math.abs(v - Math.rint(v)) < 1e-9 && v >= 0 && v < 31 ? String.valueOf(1 << (int) Math.rint(v)) : "");
         for (final Map.Entry<String, Map<Integer, Best>> m : best(outcomes, model).entrySet()) {
             final double[] x = new double[m.getValue().size()];
             final double[] y = new double[x.length];
             int i = 0;
             for (final Map.Entry<Integer, Best> e : m.getValue().entrySet()) {
-                x[i] = e.getKey();
+                x[i] = Math.log(e.getKey()) / Math.log(2);
                 y[i++] = e.getValue().meanAccuracy();
             }
             if (x.length > 0) {
