@@ -38,10 +38,10 @@ public final class SweepCommand implements Callable<Integer> {
     int workerBatch = 16;
 
     @Option(names = "--lr-lion", split = ",", description = "Lion learning-rate grid, D-Lion and global Lion (default: ${DEFAULT-VALUE})")
-    List<Double> lrLion = new ArrayList<>(List.of(1e-4, 3e-4, 1e-3));
+    List<Double> lrLion = new ArrayList<>(List.of(1e-4, 3e-4, 1e-3, 3e-3));
 
     @Option(names = "--lr-adamw", split = ",", description = "AdamW learning-rate grid (default: ${DEFAULT-VALUE})")
-    List<Double> lrAdamW = new ArrayList<>(List.of(3e-4, 1e-3, 3e-3));
+    List<Double> lrAdamW = new ArrayList<>(List.of(3e-4, 1e-3, 3e-3, 1e-2));
 
     @Option(names = "--seeds", split = ",", description = "seeds; accuracies are averaged over them (default: ${DEFAULT-VALUE})")
     List<Long> seeds = new ArrayList<>(List.of(42L));
