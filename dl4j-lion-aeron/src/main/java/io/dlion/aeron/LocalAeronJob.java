@@ -201,7 +201,7 @@ public final class LocalAeronJob implements AutoCloseable {
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
                 .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
-                .frameMac(ctx.frameMac())                .firstRound(firstRound).join(join));
+                .frameMac(ctx.frameMac()).firstRound(firstRound).join(join));
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
             throw ex;

@@ -47,9 +47,10 @@ import org.agrona.MutableDirectBuffer;
  * The result endpoint is the UDP address and port the worker's result subscription listens on: a server that
  * publishes its results by manual multi-destination-cast adds it as a destination once it accepted the HELLO. Its
  * address length is 0 when results come by IPC. Flags: {@link #FLAG_FRAME_MAC} when the worker tags its frames
- * ({@link FrameMac}); a server whose setting differs refuses the HELLO. The vote session binds the HELLO to the publication it came on, so a
- * HELLO replayed from another session is refused; with the job's secret ({@link Encoding#HMAC_SHA256}) the MAC
- * ({@link HelloCredentials}) covers every field before it. Fields are little-endian; the header's offsets are
+ * ({@link FrameMac}); a server whose setting differs refuses the HELLO. The vote session binds the HELLO to the
+ * publication it came on, so a HELLO replayed from another session is refused; with the job's secret
+ * ({@link Encoding#HMAC_SHA256}) the MAC ({@link HelloCredentials}) covers every field before it, the flags included.
+ * Fields are little-endian; the header's offsets are
  * {@link MessageHeaderFlyweight}'s.
  */
 public final class HelloFlyweight {
