@@ -96,8 +96,8 @@ final class ShardState implements AutoCloseable {
     private final HelloAckFlyweight ackIn = new HelloAckFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
-    private final FrameMac voteMac;
-    private final FrameMac resultMac;
+    /** Tags this worker's votes and checks the server's frames; one instance, as the exchange has one thread. */
+    private final FrameMac frameMac;
     private final int tag;
     private final int helloFlags;
     private final LittleEndianView receiveView = new LittleEndianView();
@@ -150,8 +150,7 @@ final class ShardState implements AutoCloseable {
         this.chunkWords = ctx.chunkWords();
         this.fragmentLimit = ctx.fragmentLimit();
         this.nanoClock = ctx.nanoClock();
-        this.voteMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.resultMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
+        this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
         this.tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
         this.helloFlags = ctx.frameMac() ? HelloFlyweight.FLAG_FRAME_MAC : 0;
         final long to = endpoint.toParam() < 0 ? paramCount : endpoint.toParam();
@@ -378,8 +377,8 @@ final class ShardState implements AutoCloseable {
             }
             voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset())
                 .encode(jobId, session.submittedRound(), wordOffset, words, workerId, endpoint.shard(), voteView, paramCount, wordOffset);
-            if (voteMac != null) {
-                voteMac.sign(bufferClaim.buffer(), bufferClaim.offset(), body, publication.sessionId());
+            if (frameMac != null) {
+                frameMac.sign(bufferClaim.buffer(), bufferClaim.offset(), body, publication.sessionId());
             }
             bufferClaim.commit();
             final int frame = ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH);
@@ -435,7 +434,7 @@ final class ShardState implements AutoCloseable {
         }
         // checked before any field is acted on (a later round's frame makes this worker rejoin), and again each time the
         // frame is offered after an ABORT
-        if (resultMac != null && !resultMac.verify(buffer, offset, length, sessionId)) {
+        if (frameMac != null && !frameMac.verify(buffer, offset, length, sessionId)) {
             counters.badMacFrames().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }

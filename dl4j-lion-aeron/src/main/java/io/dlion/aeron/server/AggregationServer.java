@@ -104,7 +104,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final ResultPublisher publisher;
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
-    private final FrameMac voteMac;
+    /** Checks votes and, in the publisher, tags what the server sends; shared, as both run on the agent thread. */
+    private final FrameMac frameMac;
     private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
@@ -144,9 +145,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
             ctx.epochClock, counters);
         this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
-        this.voteMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters,
-            ctx.frameMac() ? new FrameMac(ctx.secret()) : null);
+        this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
@@ -292,11 +292,11 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (type != MessageType.VOTE_CHUNK) {
             return reject(RejectReason.UNEXPECTED_TYPE);
         }
-        if (voteMac == null) {
+        if (frameMac == null) {
             return onVote(vote.wrapForRead(buffer, offset), length, worker, sessionId);
         }
         // verified again each time the frame is offered after an ABORT: the log may only be trusted once it is read
-        if (!voteMac.verify(buffer, offset, length, sessionId)) {
+        if (!frameMac.verify(buffer, offset, length, sessionId)) {
             return reject(RejectReason.BAD_MAC);
         }
         return onVote(vote.wrapForRead(buffer, offset), length - FrameMac.TAG_LENGTH, worker, sessionId);
