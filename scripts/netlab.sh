@@ -6,11 +6,20 @@
 #
 #   scripts/netlab.sh --workers 3 --rate 100mbit --delay 0.1ms --out runs/netlab -- [worker options...]
 #
+#   scripts/netlab.sh --workers 8 --exchange 20 --params 18978314 --out runs/lab-x8          # the exchange alone
+#   scripts/netlab.sh --workers 8 --gloo allreduce --exchange 10 --params 18978314 --out runs/lab-gloo
+#
 # Worker options are passed to every './dlion worker' (e.g. --model mlp --epochs 1 --batch 120 --train-limit 6000);
 # --server, --local-host, --worker-id, --workers, --job, --out and --secret-file are set by the lab. --server-args passes
 # options to the server (e.g. "--rule average", or "--sharing dense" with workers' --sharing dense-lion). The job's secret
 # is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
-# (default -Xmx2g and 2 MiB UDP socket buffers) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
+# (default -Xmx2g) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
+# --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training.
+# --gloo allreduce|allgather runs, instead of our processes, PyTorch's gloo on the same links (scripts/gloo_baseline.py,
+# Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
+# unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
+# (OUT/links.tsv): bytes and packets each host's interface sent and received, the shapers' drops on both ends of its
+# link, and, for --exchange and --gloo, the payload the processes counted, their ratio, and the round times.
 # Needs root (network namespaces); installs iproute2 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +30,9 @@ OUT=runs/netlab
 SERVER_ARGS=""
 PARAMS=203530
 SECRET_FILE=""
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+EXCHANGE_ROUNDS=0
+GLOO=""
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;
@@ -31,6 +42,8 @@ while [ $# -gt 0 ]; do
         --params) PARAMS="$2"; shift 2 ;;
         --server-args) SERVER_ARGS="$2"; shift 2 ;;
         --secret-file) SECRET_FILE="$2"; shift 2 ;;
+        --exchange) EXCHANGE_ROUNDS="$2"; shift 2 ;;
+        --gloo) GLOO="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "netlab: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -39,11 +52,16 @@ done
 WORKER_ARGS=("$@")
 case "$WORKERS" in ''|*[!0-9]*) echo "netlab: --workers must be a number in [1, 64], got '$WORKERS'" >&2; exit 2 ;; esac
 if [ "$WORKERS" -lt 1 ] || [ "$WORKERS" -gt 64 ]; then echo "netlab: --workers must be in [1, 64], got $WORKERS" >&2; exit 2; fi
+case "$EXCHANGE_ROUNDS" in ''|*[!0-9]*) echo "netlab: --exchange must be a number of rounds, got '$EXCHANGE_ROUNDS'" >&2; exit 2 ;; esac
+case "$GLOO" in
+    ""|allreduce|allgather) ;;
+    *) echo "netlab: --gloo must be allreduce or allgather, got '$GLOO'" >&2; exit 2 ;;
+esac
+if [ -n "$GLOO" ] && [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --gloo needs --exchange ROUNDS" >&2; exit 2; fi
 if [ "$(id -u)" != "0" ]; then echo "netlab: network namespaces need root" >&2; exit 1; fi
 bash "$ROOT/scripts/install-netlab.sh"
-# 2 MiB UDP socket buffers: N worker JVMs share the host's cores, and a receiver thread that waits for a core must not
-# lose datagrams (a lost result frame is retransmitted to every worker of the multi-destination-cast)
-export DLION_JAVA_OPTS="${DLION_JAVA_OPTS:--Xmx2g -Daeron.socket.so_rcvbuf=2097152 -Daeron.socket.so_sndbuf=2097152}"
+# socket buffers, receiver windows and congestion control are in the channels the programs build (io.dlion.aeron.Channels)
+export DLION_JAVA_OPTS="${DLION_JAVA_OPTS:--Xmx2g}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 
 LAB="dl$$"                      # every name this run makes starts with it
@@ -111,27 +129,67 @@ host server 1
 for i in $(seq 0 $((WORKERS - 1))); do host "w$i" $((10 + i)); done
 echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
 
+# what each host's link carried: interface counters inside the host's namespace (what it sent and received) and the
+# drops of the shapers on both ends (the host's egress, and the bridge's egress towards the host)
+HOSTS=(server:1)
+for i in $(seq 0 $((WORKERS - 1))); do HOSTS+=("w$i:$((10 + i))"); done
+link_counters() { # file: one line per host "name tx_bytes tx_packets rx_bytes rx_packets drops_out drops_in"
+    : > "$1"
+    for h in "${HOSTS[@]}"; do
+        local name="${h%%:*}" octet="${h##*:}"
+        local dev out in
+        dev=$(ip netns exec "$LAB-$name" cat /proc/net/dev | awk -F'[: ]+' '$2 == "eth0" {print $11, $12, $3, $4}')
+        out=$(ip netns exec "$LAB-$name" tc -s qdisc show dev eth0 | awk '/dropped/ {gsub(",", "", $7); d += $7} END {print d + 0}')
+        in=$(ip netns exec "$BRIDGE_NS" tc -s qdisc show dev "$LAB${octet}b" | awk '/dropped/ {gsub(",", "", $7); d += $7} END {print d + 0}')
+        echo "$name $dev $out $in" >> "$1"
+    done
+}
+
 # build once, outside the namespaces (./dlion builds on first use)
-"$ROOT/dlion" --help >/dev/null 2>&1 || true
+if [ -z "$GLOO" ]; then
+    "$ROOT/dlion" --help >/dev/null 2>&1 || true
+else
+    bash "$ROOT/scripts/install-netlab.sh" --gloo
+fi
 cd "$ROOT"
-# shellcheck disable=SC2086
-ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
-    --udp "$NETWORK.1:40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
-PIDS+=($!)
+link_counters "$OUT/links-before.txt"
+START_NS=$(date +%s%N)
 WORKER_PIDS=()
-for i in $(seq 0 $((WORKERS - 1))); do
-    ip netns exec "$LAB-w$i" ./dlion worker --server "$NETWORK.1" --local-host "$NETWORK.$((10 + i))" --job 1 \
-        --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
-        > "$OUT/worker-$i.log" 2>&1 &
+if [ -n "$GLOO" ]; then
+    for i in $(seq 0 $((WORKERS - 1))); do
+        ip netns exec "$LAB-w$i" /usr/bin/python3 "$ROOT/scripts/gloo_baseline.py" --op "$GLOO" --rank "$i" --world "$WORKERS" \
+            --master "$NETWORK.10:29500" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" > "$OUT/worker-$i.log" 2>&1 &
+        PIDS+=($!)
+        WORKER_PIDS+=($!)
+    done
+else
+    # shellcheck disable=SC2086
+    ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
+        --udp "$NETWORK.1:40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
     PIDS+=($!)
-    WORKER_PIDS+=($!)
-done
+    for i in $(seq 0 $((WORKERS - 1))); do
+        if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
+            ip netns exec "$LAB-w$i" ./dlion vote-worker --udp "$NETWORK.1:40123:40124" --local-host "$NETWORK.$((10 + i))" --job 1 \
+                --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" \
+                "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
+        else
+            ip netns exec "$LAB-w$i" ./dlion worker --server "$NETWORK.1" --local-host "$NETWORK.$((10 + i))" --job 1 \
+                --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
+                > "$OUT/worker-$i.log" 2>&1 &
+        fi
+        PIDS+=($!)
+        WORKER_PIDS+=($!)
+    done
+fi
 STATUS=0
 for p in "${WORKER_PIDS[@]}"; do wait "$p" || STATUS=1; done
+link_counters "$OUT/links-after.txt"
+echo "netlab: $(( ($(date +%s%N) - START_NS) / 1000000 )) ms from the first process started to the last worker's exit" >&2
 for i in $(seq 0 $((WORKERS - 1))); do
     echo "--- worker $i"
-    grep -E "^epoch [0-9]+ +test accuracy|^params-sha256" "$OUT/worker-$i.log" || tail -5 "$OUT/worker-$i.log"
+    grep -E "^epoch [0-9]+ +test accuracy|^params-sha256|^bytesUp|^payload" "$OUT/worker-$i.log" || tail -5 "$OUT/worker-$i.log"
 done
-grep "^rounds=" "$OUT/server.log" | tail -1 || true
-echo "netlab: logs and metrics.csv in $OUT" >&2
+[ -f "$OUT/server.log" ] && { grep "^rounds=" "$OUT/server.log" | tail -1 || true; }
+python3 "$ROOT/scripts/netlab_links.py" --rate "$RATE" --out "$OUT" || STATUS=1
+echo "netlab: logs, metrics.csv and links.tsv in $OUT" >&2
 exit $STATUS

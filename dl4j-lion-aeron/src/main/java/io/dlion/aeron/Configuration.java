@@ -1,5 +1,7 @@
 package io.dlion.aeron;
 
+import org.agrona.SystemUtil;
+
 /**
  * Property names and defaults of the Aeron transport, each defined once. Contexts read the properties when
  * they are created, so {@code -Ddlion.aeron.vote.channel=...} works for every entry point.
@@ -57,6 +59,17 @@ public final class Configuration {
     public static final String CONNECT_TIMEOUT_MS_PROP_NAME = "dlion.aeron.connect.timeout.ms";
     public static final long CONNECT_TIMEOUT_MS_DEFAULT = 10_000;
 
+    /**
+     * Bytes one job lets be in flight into any one link, the budget every UDP receiver window of the job is cut from:
+     * a subscription whose link {@code k} streams of the job share (the server's votes: one per worker; a result
+     * multi-destination-cast: one copy per worker on the server's link) gets a window of {@code linkWindow / k}, so
+     * that together they never hold more than this in a switch's or shaper's queue. Raise it where a link's rate times
+     * its round-trip time is larger (the default fills 10 Gbit/s at 400 microseconds); it must hold one 8 KiB frame.
+     * Accepts Agrona's size suffixes ({@code 512k}, {@code 2m}).
+     */
+    public static final String LINK_WINDOW_PROP_NAME = "dlion.aeron.link.window";
+    public static final int LINK_WINDOW_DEFAULT = 512 * 1024;
+
     /** Fragments polled per duty cycle. */
     public static final String FRAGMENT_LIMIT_PROP_NAME = "dlion.aeron.fragment.limit";
     public static final int FRAGMENT_LIMIT_DEFAULT = 64;
@@ -112,6 +125,11 @@ public final class Configuration {
     /** @return the connect timeout in ms, from {@value #CONNECT_TIMEOUT_MS_PROP_NAME}, or its default. */
     public static long connectTimeoutMs() {
         return Long.getLong(CONNECT_TIMEOUT_MS_PROP_NAME, CONNECT_TIMEOUT_MS_DEFAULT);
+    }
+
+    /** @return the bytes one job lets be in flight into one link, from {@value #LINK_WINDOW_PROP_NAME}, or its default. */
+    public static int linkWindow() {
+        return SystemUtil.getSizeAsInt(LINK_WINDOW_PROP_NAME, LINK_WINDOW_DEFAULT);
     }
 
     /** @return fragments polled per duty cycle, from {@value #FRAGMENT_LIMIT_PROP_NAME}, or its default. */

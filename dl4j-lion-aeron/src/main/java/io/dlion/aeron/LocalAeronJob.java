@@ -105,9 +105,9 @@ public final class LocalAeronJob implements AutoCloseable {
                 } else {
                     final int votePort = freeUdpPort();
                     final int controlPort = freeUdpPort();
-                    serverVotes = Channels.udpVotes(LOOPBACK, votePort);
+                    serverVotes = Channels.udpVotes(LOOPBACK, votePort, ctx.workers);
                     serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, ctx.workers);
-                    workerResults = Channels.udpResultsSubscription(LOOPBACK);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK, ctx.workers);
                 }
                 final long to = bounds[s + 1];
                 servers.add(new AggregationServer(new AggregationServer.Context()

@@ -107,7 +107,7 @@ public final class GarbageCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         int exitCode = 0;
         try (AeronRuntime runtime = transport.launch()) {
-            final ExclusivePublication publication = runtime.aeron().addExclusivePublication(transport.voteChannel(), transport.voteStream);
+            final ExclusivePublication publication = runtime.aeron().addExclusivePublication(transport.voteChannel(workers), transport.voteStream);
             try {
                 final GarbageFrames garbage = new GarbageFrames(frames.maxFrameLength(publication.maxPayloadLength())
                     .senderSessionId(publication.sessionId()));
@@ -174,7 +174,7 @@ public final class GarbageCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine, "--status-interval must be >= 0, got " + statusInterval);
         }
         try {
-            transport.voteChannel();
+            transport.voteChannel(workers);
             return new GarbageFrames.Context().jobId(job).workers(workers).paramCount(params).chunkWords(transport.chunkWords).seed(seed)
                 .conclude();
         } catch (final IllegalArgumentException ex) {

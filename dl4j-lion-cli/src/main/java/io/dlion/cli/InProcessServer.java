@@ -35,7 +35,7 @@ final class InProcessServer implements AutoCloseable {
         try {
             created = new AggregationServer(new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
-                .voteChannel(Channels.udpVotes("0.0.0.0", s.votePort()))
+                .voteChannel(Channels.udpVotes("0.0.0.0", s.votePort(), s.workers()))
                 .resultChannel(Channels.udpResultsPublication("0.0.0.0", s.controlPort(), s.workers()))
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
             this.server = created;

@@ -123,7 +123,7 @@ public final class ServerCommand implements Callable<Integer> {
             final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
                 .shard(shardIndex).paramRange(from, to)
-                .voteChannel(transport.voteChannel()).voteStreamId(transport.voteStream)
+                .voteChannel(transport.voteChannel(workers)).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);

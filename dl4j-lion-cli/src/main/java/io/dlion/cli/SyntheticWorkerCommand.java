@@ -68,8 +68,8 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                 .frameMac(transport.frameMac(secret))
-                .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(), transport.voteStream,
-                    transport.workerResultChannel(), transport.resultStream))))) {
+                .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream,
+                    transport.workerResultChannel(workers), transport.resultStream))))) {
             System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
             System.out.flush();
             for (int r = 0; r < rounds; r++) {

@@ -90,13 +90,17 @@ final class TransportOptions {
         return AeronRuntime.launch(ctx);
     }
 
-    String voteChannel() {
+    /**
+     * @param workers the workers of the job (their votes share the server's link).
+     * @return the vote channel: explicit, over UDP from {@code --udp}, or IPC.
+     */
+    String voteChannel(final int workers) {
         if (voteChannel != null) {
             return voteChannel;
         }
         if (udp != null) {
             final String[] parts = udpParts();
-            return Channels.udpVotes(parts[0], Integer.parseInt(parts[1]));
+            return Channels.udpVotes(parts[0], Integer.parseInt(parts[1]), workers);
         }
         return Channels.ipc();
     }
@@ -112,13 +116,17 @@ final class TransportOptions {
         return Channels.ipc();
     }
 
-    String workerResultChannel() {
+    /**
+     * @param workers the workers of the job (the result leaves the server's link once for each).
+     * @return a worker's result channel: explicit, over UDP on {@code --local-host}, or IPC.
+     */
+    String workerResultChannel(final int workers) {
         if (resultChannel != null) {
             return resultChannel;
         }
         if (udp != null) {
-            final String[] parts = udpParts();
-            return Channels.udpResultsSubscription(localHost);
+            udpParts();
+            return Channels.udpResultsSubscription(localHost, workers);
         }
         return Channels.ipc();
     }

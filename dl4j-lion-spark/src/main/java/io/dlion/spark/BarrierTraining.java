@@ -137,8 +137,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
                 .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0))
-                .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(plan.serverHost, plan.votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
-                    Channels.udpResultsSubscription(host), Configuration.RESULT_STREAM_ID_DEFAULT))));
+                .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(plan.serverHost, plan.votePort, workers), Configuration.VOTE_STREAM_ID_DEFAULT,
+                    Channels.udpResultsSubscription(host, workers), Configuration.RESULT_STREAM_ID_DEFAULT))));
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
             final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
                 .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
@@ -178,7 +178,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         // bound to every interface of task 0's host; the workers reach it at the host Spark knows the executor by
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
-            .voteChannel(Channels.udpVotes("0.0.0.0", votePort)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
+            .voteChannel(Channels.udpVotes("0.0.0.0", votePort, workers)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
             .resultChannel(Channels.udpResultsPublication("0.0.0.0", votePort + 1, workers)).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
             .minVoters(workers));                          // every task votes in every round, or the stage fails and is retried

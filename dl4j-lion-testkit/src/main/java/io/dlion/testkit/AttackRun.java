@@ -120,7 +120,7 @@ public final class AttackRun {
             final ChildProcess serverB = server("b", votePortB, controlPortB, secretB);
             final Subscription neverPolled = attacker.aeron().addSubscription("aeron:udp?endpoint=127.0.0.1:0|control=127.0.0.1:" + controlPortA
                 + "|control-mode=dynamic", Configuration.RESULT_STREAM_ID_DEFAULT);
-            final String voteChannelA = Channels.udpVotes("127.0.0.1", votePortA);
+            final String voteChannelA = Channels.udpVotes("127.0.0.1", votePortA, workers);
             final Subscription spy = spiedDriver.aeron().addSubscription("aeron-spy:" + voteChannelA, Configuration.VOTE_STREAM_ID_DEFAULT);
             final List<ChildProcess> jobA = new ArrayList<>();
             final List<ChildProcess> jobB = new ArrayList<>();
@@ -257,7 +257,7 @@ public final class AttackRun {
     /** Attack 3: HELLOs for worker 1 without the secret and with a guessed one, asking for the results. */
     private int impostorHellos(final AeronRuntime attacker, final String voteChannel) throws InterruptedException {
         try (ExclusivePublication impostor = attacker.aeron().addExclusivePublication(voteChannel, Configuration.VOTE_STREAM_ID_DEFAULT);
-             Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1"),
+             Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", workers),
                  Configuration.RESULT_STREAM_ID_DEFAULT)) {
             Await.awaitConnected(impostor);
             while (results.resolvedEndpoint() == null) {

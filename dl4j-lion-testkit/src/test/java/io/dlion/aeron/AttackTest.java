@@ -85,7 +85,7 @@ class AttackTest {
         final int resultStream = job.shards().get(0).resultStreamId();
         final Subscription dynamic = attacker.aeron().addSubscription(
             "aeron:udp?endpoint=127.0.0.1:0|control=127.0.0.1:" + controlPort + "|control-mode=dynamic", resultStream);
-        final Subscription listener = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1"), resultStream);
+        final Subscription listener = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", N), resultStream);
         resources.add(dynamic);
         resources.add(listener);
 
@@ -140,7 +140,7 @@ class AttackTest {
         final AeronRuntime attacker = attacker();
         final ShardEndpoint shard = job.shards().get(0);
         final ExclusivePublication impostor = attacker.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
-        final Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1"), shard.resultStreamId());
+        final Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", N), shard.resultStreamId());
         resources.add(impostor);
         resources.add(results);
         Await.awaitConnected(impostor);

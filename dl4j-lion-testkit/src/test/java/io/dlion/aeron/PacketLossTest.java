@@ -72,12 +72,12 @@ class PacketLossTest {
         final int controlPort = TestPorts.freeUdpPort();
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY)
-            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
+            .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
             .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
         runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
         AgentRunner.startOnThread(runner);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort),
-            Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1"),
+        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, N),
+            Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1", N),
             Configuration.RESULT_STREAM_ID_DEFAULT));
         pool = Executors.newFixedThreadPool(N);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();

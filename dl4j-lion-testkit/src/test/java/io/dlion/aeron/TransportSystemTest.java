@@ -86,10 +86,10 @@ class TransportSystemTest {
         final long params = 100_000;
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
-        startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort), 1701,
+        startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsPublication("127.0.0.1", controlPort, n), 1702);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort), 1701,
-            Channels.udpResultsSubscription("127.0.0.1"), 1702));
+        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
+            Channels.udpResultsSubscription("127.0.0.1", n), 1702));
         connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
         runAndCheck(n, params, VoteRule.MAJORITY, 3);
 
@@ -122,10 +122,10 @@ class TransportSystemTest {
         final int rounds = 4;
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
-        startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort), 1701,
+        startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsPublication("127.0.0.1", controlPort, n), 1702);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort), 1701,
-            Channels.udpResultsSubscription("127.0.0.1"), 1702));
+        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
+            Channels.udpResultsSubscription("127.0.0.1", n), 1702));
         connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
         final List<Future<Integer>> futures = new ArrayList<>();
         for (int i = 0; i < n; i++) {

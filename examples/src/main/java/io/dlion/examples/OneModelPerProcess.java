@@ -98,8 +98,8 @@ public final class OneModelPerProcess {
                  .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).paramCount(net.numParams()).rule(VoteRule.MAJORITY)
                  .secret(secret)                                      // the job's secret: HELLOs and the server's answers are signed
                  .join(rejoin)                                        // a restarted worker joins the running job
-                 .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort), Configuration.VOTE_STREAM_ID_DEFAULT,
-                     Channels.udpResultsSubscription(myAddress), Configuration.RESULT_STREAM_ID_DEFAULT))));
+                 .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort, n), Configuration.VOTE_STREAM_ID_DEFAULT,
+                     Channels.udpResultsSubscription(myAddress, n), Configuration.RESULT_STREAM_ID_DEFAULT))));
              DLionJob job = DLionJob.builder(net, myShard, exchange).epochs(epochs)
                  .handOver(new DirectoryHandOver(syncDir)).rejoin(rejoin) // a live donor's parameters for a restarted worker
                  .build()) {

@@ -120,9 +120,9 @@ public final class AeronRoundBenchmark {
         final byte[] secret = auth.equals("none") ? null : SECRET;
         final boolean frameMac = auth.equals("frame-mac");
         final boolean udp = transport.equals("udp");
-        final String voteChannel = udp ? Channels.udpVotes("127.0.0.1", port) : Channels.ipc();
+        final String voteChannel = udp ? Channels.udpVotes("127.0.0.1", port, n) : Channels.ipc();
         final String serverResults = udp ? Channels.udpResultsPublication("127.0.0.1", port + 1, n) : Channels.ipc();
-        final String workerResults = udp ? Channels.udpResultsSubscription("127.0.0.1") : Channels.ipc();
+        final String workerResults = udp ? Channels.udpResultsSubscription("127.0.0.1", n) : Channels.ipc();
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY).secret(secret).frameMac(frameMac)
             .voteChannel(voteChannel).voteStreamId(11).resultChannel(serverResults).resultStreamId(12));
@@ -193,9 +193,9 @@ public final class AeronRoundBenchmark {
     /** Median of 5 runs of: N streams of upBytes into one subscriber, then one stream of downBytes to N subscribers. */
     private static long raw(final Aeron aeron, final boolean udp, final int n, final long upBytes, final long downBytes, final int port)
         throws Exception {
-        final String up = udp ? Channels.udpVotes("127.0.0.1", port) : Channels.ipc();
+        final String up = udp ? Channels.udpVotes("127.0.0.1", port, n) : Channels.ipc();
         final String downPub = udp ? Channels.udpResultsPublication("127.0.0.1", port + 1, n) : Channels.ipc();
-        final String downSub = udp ? Channels.udpResultsSubscription("127.0.0.1") : Channels.ipc();
+        final String downSub = udp ? Channels.udpResultsSubscription("127.0.0.1", n) : Channels.ipc();
         final Subscription upSub = aeron.addSubscription(up, 21);
         final List<ExclusivePublication> upPubs = new ArrayList<>();
         final List<Subscription> downSubs = new ArrayList<>();

@@ -47,7 +47,7 @@ public final class BroadcastBenchmark {
         final ExclusivePublication pub = aeron.addExclusivePublication(Channels.udpResultsPublication(HOST, port, n), 1);
         final List<Subscription> subs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            subs.add(aeron.addSubscription(Channels.udpResultsSubscription(HOST), 1));
+            subs.add(aeron.addSubscription(Channels.udpResultsSubscription(HOST, n), 1));
         }
         try {
             Channels.addDestinations(pub, subs);

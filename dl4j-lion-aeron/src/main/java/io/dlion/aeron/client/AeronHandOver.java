@@ -611,7 +611,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         /**
          * @param shard the first shard's endpoint: hand-overs go up its vote channel and come down its result channel. With
          *              UDP results sent to the workers the server accepted (manual multi-destination-cast), give the exchange's
-         *              exact endpoint, with a tagged result channel ({@code Channels.udpResultsSubscription(host, tag)}): the
+         *              exact endpoint, with a tagged result channel ({@code Channels.udpResultsSubscription(host, workers, tag)}): the
          *              relayed frames then reach the same endpoint and port as the results.
          * @return this for a fluent API.
          */

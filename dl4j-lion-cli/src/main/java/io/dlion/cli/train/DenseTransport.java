@@ -60,9 +60,9 @@ public final class DenseTransport implements AutoCloseable {
             if (udp) {
                 final int votePort = freeUdpPort();
                 final int controlPort = freeUdpPort();
-                serverVotes = Channels.udpVotes(LOOPBACK, votePort);
+                serverVotes = Channels.udpVotes(LOOPBACK, votePort, workers);
                 serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, workers);
-                workerResults = Channels.udpResultsSubscription(LOOPBACK);
+                workerResults = Channels.udpResultsSubscription(LOOPBACK, workers);
             } else {
                 serverVotes = Channels.ipc();
                 serverResults = Channels.ipc();
@@ -99,8 +99,8 @@ public final class DenseTransport implements AutoCloseable {
         return new DenseTransport(runtime, null, null, new AeronMeanExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret())
-            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(s.localHost()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort(), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(s.localHost(), s.workers()), Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 
     /**

@@ -70,8 +70,8 @@ public final class RemoteTransport implements VoteTransport {
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
-            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort()), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(s.localHost(), runtime.aeron().nextCorrelationId()),
+            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort(), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(s.localHost(), s.workers(), runtime.aeron().nextCorrelationId()),
                 Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 

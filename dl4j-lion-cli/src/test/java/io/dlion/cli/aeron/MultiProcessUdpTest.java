@@ -76,7 +76,7 @@ class MultiProcessUdpTest {
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
             .secret(secretFile == null ? null : Frames.SECRET).frameMac(secretFile != null)
-            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
+            .voteChannel(Channels.udpVotes("127.0.0.1", votePort, n))
             .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)));
         serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
         AgentRunner.startOnThread(serverRunner);

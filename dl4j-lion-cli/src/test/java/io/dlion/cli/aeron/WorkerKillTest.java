@@ -93,7 +93,7 @@ class WorkerKillTest {
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).minVoters(2)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS)).secret(Frames.SECRET)
-            .voteChannel(Channels.udpVotes("127.0.0.1", votePort))
+            .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
             .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
         serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
         AgentRunner.startOnThread(serverRunner);
