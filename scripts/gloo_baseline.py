@@ -10,6 +10,7 @@ receives per round by the algorithm's own count ("payload sent S received R", by
 compares with its interface counters.
 """
 import argparse
+import datetime
 import time
 
 import numpy as np
@@ -29,7 +30,9 @@ def main():
     if args.params % 8 != 0 and args.op == "allgather":
         args.params += 8 - args.params % 8
     host, port = args.master.rsplit(":", 1)
-    dist.init_process_group("gloo", init_method=f"tcp://{host}:{port}", rank=args.rank, world_size=args.world)
+    # a rank that fails must not leave the others spinning: every collective gives up after two minutes
+    dist.init_process_group("gloo", init_method=f"tcp://{host}:{port}", rank=args.rank, world_size=args.world,
+                            timeout=datetime.timedelta(minutes=2))
     n = args.world
     rng = np.random.default_rng(args.rank)
     if args.op == "allreduce":
@@ -39,8 +42,8 @@ def main():
         mine = torch.from_numpy(np.packbits(rng.integers(0, 2, args.params, dtype=np.uint8)))
         gathered = [torch.empty_like(mine) for _ in range(n)]
         per_round = (n - 1) * mine.numel()
-    dist.barrier()
     for r in range(args.rounds):
+        dist.barrier()   # every rank starts the round together: a round's time is the collective's, not a rank's head start
         start = time.perf_counter_ns()
         if args.op == "allreduce":
             dist.all_reduce(tensor)

@@ -19,7 +19,7 @@
 # Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
 # unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
 # (OUT/links.tsv): bytes and packets each host's interface sent and received, the shapers' drops on both ends of its
-# link, and, for --exchange and --gloo, the payload the processes counted, their ratio, and the round times.
+# link, and, for --exchange and --gloo, the payload the processes counted, their ratio, the bytes their media drivers retransmitted, and the round times.
 # Needs root (network namespaces); installs iproute2 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -157,7 +157,7 @@ START_NS=$(date +%s%N)
 WORKER_PIDS=()
 if [ -n "$GLOO" ]; then
     for i in $(seq 0 $((WORKERS - 1))); do
-        ip netns exec "$LAB-w$i" /usr/bin/python3 "$ROOT/scripts/gloo_baseline.py" --op "$GLOO" --rank "$i" --world "$WORKERS" \
+        ip netns exec "$LAB-w$i" env GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 "$ROOT/scripts/gloo_baseline.py" --op "$GLOO" --rank "$i" --world "$WORKERS" \
             --master "$NETWORK.10:29500" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" > "$OUT/worker-$i.log" 2>&1 &
         PIDS+=($!)
         WORKER_PIDS+=($!)
@@ -166,6 +166,7 @@ else
     # shellcheck disable=SC2086
     ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
         --udp "$NETWORK.1:40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
+    SERVER_PID=$!
     PIDS+=($!)
     for i in $(seq 0 $((WORKERS - 1))); do
         if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
@@ -184,6 +185,10 @@ fi
 STATUS=0
 for p in "${WORKER_PIDS[@]}"; do wait "$p" || STATUS=1; done
 link_counters "$OUT/links-after.txt"
+if [ -n "${SERVER_PID:-}" ]; then   # stopped, the server prints its last status line: its totals
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+fi
 echo "netlab: $(( ($(date +%s%N) - START_NS) / 1000000 )) ms from the first process started to the last worker's exit" >&2
 for i in $(seq 0 $((WORKERS - 1))); do
     echo "--- worker $i"

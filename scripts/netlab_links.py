@@ -42,6 +42,7 @@ def main():
 
     payload = {}
     rounds = {}
+    resent = {}
     for log in glob.glob(os.path.join(args.out, "worker-*.log")):
         name = "w" + re.search(r"worker-(\d+)\.log$", log).group(1)
         times = []
@@ -50,30 +51,39 @@ def main():
                 m = re.match(r"bytesUp (\d+) bytesDown (\d+)", line) or re.match(r"payload sent (\d+) received (\d+)", line)
                 if m:
                     payload[name] = (int(m.group(1)), int(m.group(2)))
-                m = re.match(r"round (\d+) .*micros (\d+)", line)
+                m = re.search(r"retransmittedBytes=(\d+)", line)
+                if m:
+                    resent[name] = int(m.group(1))
+                m = re.match(r"round (\d+)\b.*?\smicros (\d+)", line)
                 if m:
                     times.append(int(m.group(2)) / 1e6)
         rounds[name] = times
-    if payload and os.path.exists(os.path.join(args.out, "server.log")):
+    server_log = os.path.join(args.out, "server.log")
+    if payload and os.path.exists(server_log):
         payload["server"] = (sum(d for _, d in payload.values()), sum(u for u, _ in payload.values()))
+        with open(server_log) as f:
+            for line in f:   # the last status line holds the totals
+                m = re.search(r"retransmittedBytes=(\d+)", line)
+                if m:
+                    resent["server"] = int(m.group(1))
 
     rows = []
     for h in sorted(link, key=lambda n: (n != "server", int(n[1:]) if n != "server" else 0)):
         tx, txp, rx, rxp, drop_out, drop_in = link[h]
         sent, received = payload.get(h, (0, 0))
-        rows.append((h, tx, rx, sent, received, txp, rxp, drop_out, drop_in))
+        rows.append((h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent.get(h, "")))
     with open(os.path.join(args.out, "links.tsv"), "w") as f:
         f.write("host\tlink_sent_bytes\tlink_received_bytes\tpayload_sent_bytes\tpayload_received_bytes\t"
-                "packets_sent\tpackets_received\tdrops_out\tdrops_in\n")
+                "packets_sent\tpackets_received\tdrops_out\tdrops_in\tdriver_retransmitted_bytes\n")
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
 
     ratio = lambda link_bytes, pay: f"{link_bytes / pay:.2f}" if pay else "-"
     print(f"{'host':<7} {'link sent':>14} {'/payload':>8} {'link received':>14} {'/payload':>8} {'drops out':>10} {'drops in':>9}"
-          f" {'% of pkts':>9}")
-    for h, tx, rx, sent, received, txp, rxp, drop_out, drop_in in rows:
+          f" {'% of pkts':>9} {'resent (Aeron)':>14}")
+    for h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent_bytes in rows:
         share = 100.0 * (drop_out + drop_in) / max(1, txp + rxp + drop_out + drop_in)
-        print(f"{h:<7} {tx:>14,} {ratio(tx, sent):>8} {rx:>14,} {ratio(rx, received):>8} {drop_out:>10,} {drop_in:>9,} {share:>8.3f}%")
+        print(f"{h:<7} {tx:>14,} {ratio(tx, sent):>8} {rx:>14,} {ratio(rx, received):>8} {drop_out:>10,} {drop_in:>9,} {share:>8.3f}% {resent_bytes:>14}")
     total_pkts = sum(r[5] + r[6] for r in rows)
     total_drops = sum(r[7] + r[8] for r in rows)
     worst = max((max(r[1] / r[3] if r[3] else 0, r[2] / r[4] if r[4] else 0) for r in rows), default=0)

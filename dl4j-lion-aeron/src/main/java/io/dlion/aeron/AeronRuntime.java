@@ -83,6 +83,11 @@ public final class AeronRuntime implements AutoCloseable {
         return aeron;
     }
 
+    /** @return what the driver in use sent and received on the network, retransmissions and NAKs included. */
+    public DriverTraffic traffic() {
+        return DriverTraffic.read(aeron.countersReader());
+    }
+
     /** @return the Aeron directory of the driver in use. */
     public String aeronDirectoryName() {
         return aeron.context().aeronDirectoryName();

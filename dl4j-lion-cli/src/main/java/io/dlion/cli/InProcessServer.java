@@ -71,7 +71,7 @@ final class InProcessServer implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.close(runner);
-        ServerCommand.printLine(server, System.out);
+        ServerCommand.printLine(server.counters(), server.handOverCounts(), runtime.traffic(), System.out);
         CloseHelper.close(runtime);
     }
 }

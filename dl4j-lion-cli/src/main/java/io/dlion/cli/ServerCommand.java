@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.DenseAggregationServer;
@@ -152,7 +153,7 @@ public final class ServerCommand implements Callable<Integer> {
                     + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    status = new Thread(() -> printStatus(serverCounters, handOver, System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(serverCounters, handOver, runtime, System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
@@ -164,7 +165,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.close(runner);
-                printLine(serverCounters, handOver.get(), System.out);
+                printLine(serverCounters, handOver.get(), runtime.traffic(), System.out);
             }
         } finally {
             closed.countDown();
@@ -196,23 +197,22 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private void printStatus(final ServerCounters counters, final Supplier<long[]> handOver, final PrintStream out) {
+    private void printStatus(final ServerCounters counters, final Supplier<long[]> handOver, final AeronRuntime runtime, final PrintStream out) {
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));
             } catch (final InterruptedException ex) {
                 return;
             }
-            printLine(counters, handOver.get(), out);
+            printLine(counters, handOver.get(), runtime.traffic(), out);
         }
     }
 
-    static void printLine(final AggregationServer server, final PrintStream out) {
-        printLine(server.counters(), server.handOverCounts(), out);
-    }
-
-    /** @param handOver hand-over frames relayed, payload bytes, frames rejected. */
-    static void printLine(final ServerCounters counters, final long[] handOver, final PrintStream out) {
+    /**
+     * @param handOver hand-over frames relayed, payload bytes, frames rejected.
+     * @param traffic  what the server's media driver sent and received, retransmissions included.
+     */
+    static void printLine(final ServerCounters counters, final long[] handOver, final DriverTraffic traffic, final PrintStream out) {
         final StringBuilder sb = new StringBuilder("rounds=").append(counters.rounds().get())
             .append(" voters=").append(counters.votersLastRound().get())
             .append(" bytesIn=").append(counters.bytesIn().get())
@@ -239,7 +239,7 @@ public final class ServerCommand implements Callable<Integer> {
             sb.append(" handOverFrames=").append(handOver[0]).append(" handOverBytes=").append(handOver[1])
                 .append(" handOverRejected=").append(handOver[2]);
         }
-        out.println(sb);
+        out.println(sb.append(' ').append(traffic));
         out.flush();
     }
 

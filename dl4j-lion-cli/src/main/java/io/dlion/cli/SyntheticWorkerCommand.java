@@ -88,6 +88,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             final WorkerCounters counters = exchange.workerCounters();
             System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
                 + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
+            System.out.println("driver " + runtime.traffic());
         }
         return 0;
     }

@@ -62,8 +62,11 @@ public final class NetlabComparison {
         long timeoutSeconds, Path out) {
     }
 
-    /** What one run produced: every worker's metrics (empty when it failed), and how it ended. */
-    public record Result(String label, List<List<EpochMetrics>> workers, int exitCode) {
+    /**
+     * What one run produced: every worker's metrics (empty when it failed), how it ended, and what the lab's links carried
+     * (the bytes every host's interface sent, and the shapers' drops, from the lab's {@code links.tsv}; -1 when missing).
+     */
+    public record Result(String label, List<List<EpochMetrics>> workers, int exitCode, long linkBytes, long linkDrops) {
         /** @return the job's metrics per epoch: worker 0's accuracy and times, bytes summed over every worker. */
         List<EpochMetrics> job() {
             final List<EpochMetrics> job = new ArrayList<>();
@@ -116,9 +119,26 @@ public final class NetlabComparison {
                 final Path csv = runOut.resolve("worker-" + w).resolve("metrics.csv");
                 workers.add(Files.exists(csv) ? Reports.readCsv(csv) : new ArrayList<>());
             }
-            results.add(new Result(label, workers, exit));
+            final long[] links = links(runOut.resolve("links.tsv"));
+            results.add(new Result(label, workers, exit, links[0], links[1]));
         }
         return results;
+    }
+
+    /** @return the bytes every host's link sent and the drops of every shaper, from the lab's links.tsv; -1 each when missing. */
+    static long[] links(final Path tsv) throws IOException {
+        if (!Files.exists(tsv)) {
+            return new long[] {-1, -1};
+        }
+        long sent = 0;
+        long drops = 0;
+        final List<String> rows = Files.readAllLines(tsv);
+        for (final String row : rows.subList(1, rows.size())) {
+            final String[] f = row.split("\t");
+            sent += Long.parseLong(f[1]);
+            drops += Long.parseLong(f[7]) + Long.parseLong(f[8]);
+        }
+        return new long[] {sent, drops};
     }
 
     /** Run the lab script; stop it (it tears down on SIGTERM) when it runs too long or this JVM is stopped. */
@@ -164,9 +184,9 @@ public final class NetlabComparison {
      */
     public static String table(final List<Result> results, final double target, final String rate) {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "| run (%s per link) | s/epoch | s to %.1f%% | final accuracy | bytes on the wire | per round: compute"
-            + " | pack | wait | apply |%n", rate, 100 * target));
-        sb.append("|---|---|---|---|---|---|---|---|---|\n");
+        sb.append(String.format(Locale.ROOT, "| run (%s per link) | s/epoch | s to %.1f%% | final accuracy | bytes on the wire | bytes the links carried"
+            + " | shaper drops | per round: compute | pack | wait | apply |%n", rate, 100 * target));
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         Double mavoEpoch = null;
         Double denseEpoch = null;
         Double mavoTarget = null;
@@ -174,15 +194,17 @@ public final class NetlabComparison {
         for (final Result r : results) {
             final List<EpochMetrics> job = r.job();
             if (job.isEmpty()) {
-                sb.append("| ").append(r.label()).append(" | **failed** (exit ").append(r.exitCode()).append("; see its logs) | | | | | | | |\n");
+                sb.append("| ").append(r.label()).append(" | **failed** (exit ").append(r.exitCode()).append("; see its logs) | | | | | | | | | |\n");
                 continue;
             }
             final EpochMetrics last = job.get(job.size() - 1);
             final double perEpoch = secondsPerEpoch(job);
             final Double toTarget = secondsTo(job, target);
-            sb.append(String.format(Locale.ROOT, "| %s%s | %.1f | %s | %.2f%% | %,d |", r.label(), r.exitCode() == 0 ? "" : " (exit " + r.exitCode() + ")",
+            final long counted = last.bytesUp + last.bytesDown;
+            sb.append(String.format(Locale.ROOT, "| %s%s | %.1f | %s | %.2f%% | %,d | %s | %s |", r.label(), r.exitCode() == 0 ? "" : " (exit " + r.exitCode() + ")",
                 perEpoch, toTarget == null ? "not reached" : String.format(Locale.ROOT, "%.1f", toTarget), 100 * last.testAccuracy,
-                last.bytesUp + last.bytesDown));
+                counted, r.linkBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d (%.2fx)", r.linkBytes(), (double) r.linkBytes() / counted),
+                r.linkDrops() < 0 ? "-" : String.format(Locale.ROOT, "%,d", r.linkDrops())));
             for (int p = 0; p < RoundTimes.Phase.values().length; p++) {
                 if (last.timesMs == null) {
                     sb.append(" |");
@@ -201,7 +223,10 @@ public final class NetlabComparison {
         }
         sb.append("\ns/epoch: training time (wall clock, evaluations left out) of epochs 2 to the last, per epoch (epoch 1 also holds the"
             + " start-up: JIT warm-up and waiting for the last worker process to join; with one epoch it is epoch 1); s to X%: training time"
-            + " from the start until the first epoch whose test accuracy reached X%; bytes: every worker's frames up and down, headers included, counted on the wire; per round:"
+            + " from the start until the first epoch whose test accuracy reached X%; bytes on the wire: every worker's frames up and down,"
+            + " headers included, counted once by the exchanges; bytes the links carried: what every host's interface sent (each byte once,"
+            + " on its sender's link: Aeron's headers, status messages and retransmissions included), and its ratio to the exchanges' count;"
+            + " shaper drops: packets the links' queues dropped; per round:"
             + " mean (p99) of worker 0's rounds in the last epoch.\n");
         if (mavoEpoch != null && denseEpoch != null) {
             sb.append(String.format(Locale.ROOT, "%nD-Lion MaVo against dense G-Lion: %.2fx faster per epoch", denseEpoch / mavoEpoch));

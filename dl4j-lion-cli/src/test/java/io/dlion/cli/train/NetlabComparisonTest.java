@@ -20,11 +20,11 @@ class NetlabComparisonTest {
     void shouldSumBytesOverWorkersAndTimeTheEpochsAfterTheFirst() {
         final NetlabComparison.Result mavo = new NetlabComparison.Result("D-Lion MaVo x2", List.of(
             List.of(epoch(1, 0.70, 100, 9.0), epoch(2, 0.81, 200, 11.0), epoch(3, 0.84, 300, 13.0)),
-            List.of(epoch(1, 0.70, 100, 9.5), epoch(2, 0.81, 200, 11.5), epoch(3, 0.84, 300, 13.5))), 0);
+            List.of(epoch(1, 0.70, 100, 9.5), epoch(2, 0.81, 200, 11.5), epoch(3, 0.84, 300, 13.5))), 0, 1320, 7);
         final NetlabComparison.Result dense = new NetlabComparison.Result("dense G-Lion x2", List.of(
             List.of(epoch(1, 0.71, 1000, 20.0), epoch(2, 0.79, 2000, 30.0), epoch(3, 0.83, 3000, 40.0)),
-            List.of(epoch(1, 0.71, 1000, 20.0), epoch(2, 0.79, 2000, 30.0), epoch(3, 0.83, 3000, 40.0))), 0);
-        final NetlabComparison.Result failed = new NetlabComparison.Result("dense G-AdamW x2", List.of(List.of(), List.of()), 1);
+            List.of(epoch(1, 0.71, 1000, 20.0), epoch(2, 0.79, 2000, 30.0), epoch(3, 0.83, 3000, 40.0))), 0, -1, -1);
+        final NetlabComparison.Result failed = new NetlabComparison.Result("dense G-AdamW x2", List.of(List.of(), List.of()), 1, -1, -1);
         final List<EpochMetrics> job = mavo.job();
         assertEquals(3, job.size());
         assertEquals(300 + 300, job.get(2).bytesUp(), "bytes up of both workers");
@@ -34,9 +34,9 @@ class NetlabComparisonTest {
         assertNull(NetlabComparison.secondsTo(job, 0.90));
 
         final String table = NetlabComparison.table(List.of(mavo, dense, failed), 0.80, "100mbit");
-        assertTrue(table.contains("| D-Lion MaVo x2 | 2.0 | 11.0 | 84.00% | 1,200 | 10.0 (12.0) ms | 1.0 (2.0) ms | 30.0 (45.0) ms | 3.0 (4.0) ms |"),
-            table);
-        assertTrue(table.contains("| dense G-Lion x2 | 10.0 | 40.0 | 83.00% | 12,000 |"), table);
+        assertTrue(table.contains("| D-Lion MaVo x2 | 2.0 | 11.0 | 84.00% | 1,200 | 1,320 (1.10x) | 7 | 10.0 (12.0) ms | 1.0 (2.0) ms | 30.0 (45.0) ms"
+            + " | 3.0 (4.0) ms |"), table);
+        assertTrue(table.contains("| dense G-Lion x2 | 10.0 | 40.0 | 83.00% | 12,000 | - | - |"), table);
         assertTrue(table.contains("| dense G-AdamW x2 | **failed** (exit 1"), table);
         assertTrue(table.contains("D-Lion MaVo against dense G-Lion: 5.00x faster per epoch, 3.64x faster to 80.0%."), table);
     }
