@@ -14,7 +14,8 @@
 # options to the server (e.g. "--rule average", or "--sharing dense" with workers' --sharing dense-lion). The job's secret
 # is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
 # (default -Xmx2g) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
-# --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training.
+# --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training;
+# with --topology sharded there is no server: every vote-worker serves one slice of the parameters (rank r the r-th).
 # --gloo allreduce|allgather runs, instead of our processes, PyTorch's gloo on the same links (scripts/gloo_baseline.py,
 # Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
 # unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
@@ -32,6 +33,7 @@ PARAMS=203530
 SECRET_FILE=""
 EXCHANGE_ROUNDS=0
 GLOO=""
+TOPOLOGY=star
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
         --secret-file) SECRET_FILE="$2"; shift 2 ;;
         --exchange) EXCHANGE_ROUNDS="$2"; shift 2 ;;
         --gloo) GLOO="$2"; shift 2 ;;
+        --topology) TOPOLOGY="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "netlab: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -56,6 +59,11 @@ case "$EXCHANGE_ROUNDS" in ''|*[!0-9]*) echo "netlab: --exchange must be a numbe
 case "$GLOO" in
     ""|allreduce|allgather) ;;
     *) echo "netlab: --gloo must be allreduce or allgather, got '$GLOO'" >&2; exit 2 ;;
+esac
+case "$TOPOLOGY" in
+    star) ;;
+    sharded) if [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --topology sharded runs the exchange alone: add --exchange ROUNDS" >&2; exit 2; fi ;;
+    *) echo "netlab: --topology must be star or sharded, got '$TOPOLOGY'" >&2; exit 2 ;;
 esac
 if [ -n "$GLOO" ] && [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --gloo needs --exchange ROUNDS" >&2; exit 2; fi
 if [ "$(id -u)" != "0" ]; then echo "netlab: network namespaces need root" >&2; exit 1; fi
@@ -133,15 +141,16 @@ echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24 (MTU $MTU), ever
 # drops of the shapers on both ends (the host's egress, and the bridge's egress towards the host)
 HOSTS=(server:1)
 for i in $(seq 0 $((WORKERS - 1))); do HOSTS+=("w$i:$((10 + i))"); done
-link_counters() { # file: one line per host "name tx_bytes tx_packets rx_bytes rx_packets drops_out drops_in"
+link_counters() { # file: one line per host "name tx_bytes tx_packets rx_bytes rx_packets drops_out drops_in udp_rcvbuf_errors"
     : > "$1"
     for h in "${HOSTS[@]}"; do
         local name="${h%%:*}" octet="${h##*:}"
-        local dev out in
+        local dev out in rcvbuf
         dev=$(ip netns exec "$LAB-$name" cat /proc/net/dev | awk -F'[: ]+' '$2 == "eth0" {print $11, $12, $3, $4}')
         out=$(ip netns exec "$LAB-$name" tc -s qdisc show dev eth0 | awk '/dropped/ {gsub(",", "", $7); d += $7} END {print d + 0}')
         in=$(ip netns exec "$BRIDGE_NS" tc -s qdisc show dev "$LAB${octet}b" | awk '/dropped/ {gsub(",", "", $7); d += $7} END {print d + 0}')
-        echo "$name $dev $out $in" >> "$1"
+        rcvbuf=$(ip netns exec "$LAB-$name" awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp)
+        echo "$name $dev $out $in ${rcvbuf:-0}" >> "$1"
     done
 }
 
@@ -159,6 +168,15 @@ if [ -n "$GLOO" ]; then
     for i in $(seq 0 $((WORKERS - 1))); do
         ip netns exec "$LAB-w$i" env GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 "$ROOT/scripts/gloo_baseline.py" --op "$GLOO" --rank "$i" --world "$WORKERS" \
             --master "$NETWORK.10:29500" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" > "$OUT/worker-$i.log" 2>&1 &
+        PIDS+=($!)
+        WORKER_PIDS+=($!)
+    done
+elif [ "$TOPOLOGY" = sharded ]; then
+    ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$NETWORK.$((10 + i))"; done)
+    for i in $(seq 0 $((WORKERS - 1))); do
+        ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --port 40123 --local-host "$NETWORK.$((10 + i))" \
+            --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" \
+            "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
         PIDS+=($!)
         WORKER_PIDS+=($!)
     done

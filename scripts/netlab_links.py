@@ -2,7 +2,8 @@
 """What the lab's links carried (scripts/netlab.sh runs this at the end of every run).
 
 Reads OUT/links-before.txt and OUT/links-after.txt (per host: interface bytes and packets sent and received, shaper
-drops on the host's egress and on the bridge's egress towards the host) and, for the exchange alone or gloo, the
+drops on the host's egress and on the bridge's egress towards the host, datagrams the host's UDP sockets dropped for
+a full receive buffer) and, for the exchange alone or gloo, the
 payload the processes counted (a vote-worker's "bytesUp U bytesDown D", the gloo script's "payload sent S received R")
 and their round times ("round R ... micros T"). Writes OUT/links.tsv and prints a table: per host, bytes sent and
 received on the link against the payload, drops as a share of the packets, and the median and p90 round time against
@@ -26,8 +27,8 @@ def counters(path):
     rows = {}
     with open(path) as f:
         for line in f:
-            name, tx, txp, rx, rxp, drop_out, drop_in = line.split()
-            rows[name] = [int(tx), int(txp), int(rx), int(rxp), int(drop_out), int(drop_in)]
+            name, tx, txp, rx, rxp, drop_out, drop_in, rcvbuf = line.split()
+            rows[name] = [int(tx), int(txp), int(rx), int(rxp), int(drop_out), int(drop_in), int(rcvbuf)]
     return rows
 
 
@@ -69,21 +70,21 @@ def main():
 
     rows = []
     for h in sorted(link, key=lambda n: (n != "server", int(n[1:]) if n != "server" else 0)):
-        tx, txp, rx, rxp, drop_out, drop_in = link[h]
+        tx, txp, rx, rxp, drop_out, drop_in, rcvbuf = link[h]
         sent, received = payload.get(h, (0, 0))
-        rows.append((h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent.get(h, "")))
+        rows.append((h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent.get(h, ""), rcvbuf))
     with open(os.path.join(args.out, "links.tsv"), "w") as f:
         f.write("host\tlink_sent_bytes\tlink_received_bytes\tpayload_sent_bytes\tpayload_received_bytes\t"
-                "packets_sent\tpackets_received\tdrops_out\tdrops_in\tdriver_retransmitted_bytes\n")
+                "packets_sent\tpackets_received\tdrops_out\tdrops_in\tdriver_retransmitted_bytes\tudp_rcvbuf_errors\n")
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
 
     ratio = lambda link_bytes, pay: f"{link_bytes / pay:.2f}" if pay else "-"
     print(f"{'host':<7} {'link sent':>14} {'/payload':>8} {'link received':>14} {'/payload':>8} {'drops out':>10} {'drops in':>9}"
-          f" {'% of pkts':>9} {'resent (Aeron)':>14}")
-    for h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent_bytes in rows:
+          f" {'% of pkts':>9} {'resent (Aeron)':>14} {'socket drops':>12}")
+    for h, tx, rx, sent, received, txp, rxp, drop_out, drop_in, resent_bytes, rcvbuf in rows:
         share = 100.0 * (drop_out + drop_in) / max(1, txp + rxp + drop_out + drop_in)
-        print(f"{h:<7} {tx:>14,} {ratio(tx, sent):>8} {rx:>14,} {ratio(rx, received):>8} {drop_out:>10,} {drop_in:>9,} {share:>8.3f}% {resent_bytes:>14}")
+        print(f"{h:<7} {tx:>14,} {ratio(tx, sent):>8} {rx:>14,} {ratio(rx, received):>8} {drop_out:>10,} {drop_in:>9,} {share:>8.3f}% {resent_bytes:>14} {rcvbuf:>12,}")
     total_pkts = sum(r[5] + r[6] for r in rows)
     total_drops = sum(r[7] + r[8] for r in rows)
     worst = max((max(r[1] / r[3] if r[3] else 0, r[2] / r[4] if r[4] else 0) for r in rows), default=0)

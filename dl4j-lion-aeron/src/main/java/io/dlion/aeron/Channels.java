@@ -24,7 +24,8 @@ import io.aeron.Subscription;
  *   <li><b>UDP, results by unicast</b>: one publication per worker would have the server claim and copy each
  *       result N times; MDC does the fan-out in the driver from one log, which is why it is used.</li>
  * </ul>
- * Every publication carries {@code mtu=8k}: a 1000-word chunk is one 8064-byte frame, headers 0.8% of the body.
+ * Every publication carries {@code mtu=8k}: a 1000-word chunk is one 8064-byte frame, headers 0.8% of the body, and a
+ * term length cut to its window ({@link #termLength(int)}).
  *
  * <p><b>Links that never flood.</b> Aeron sends up to the receiver's window with no regard for a queue on the way, so
  * when several streams share one link (N workers' votes into the server's link; the N copies of the result leaving
@@ -35,7 +36,9 @@ import io.aeron.Subscription;
  *       divided by the streams that share the link, so that together they never hold more than the budget;</li>
  *   <li>{@code cc=cubic}: Aeron's receiver-side CUBIC congestion control, which shrinks a window on loss, for links
  *       whose queues are shorter than the budget;</li>
- *   <li>{@code so-rcvbuf} and {@code so-sndbuf} of the budget, so the sockets hold every window.</li>
+ *   <li>{@code so-sndbuf} of the budget and {@code so-rcvbuf} of twice the budget: the kernel charges a socket's
+ *       buffer with its memory for each datagram, about twice an 8 KiB frame on a jumbo-frame link, and the buffer must
+ *       hold the windows of every stream it takes while the driver's receiver thread waits for a core.</li>
  * </ul>
  * Measured in the lab of {@code scripts/netlab.sh} (docs/benchmarks.md): with Aeron's defaults, 8 workers on a
  * 100 Mbit/s link sent 3.2 times their payload; with these settings 1.01 times, with no drops. The publications ignore
@@ -46,8 +49,8 @@ public final class Channels {
     public static final String MTU = "8k";
     /** Flow-control receiver timeout of the result publication: how long a dead worker still paces the broadcast. */
     public static final String RESULT_RECEIVER_TIMEOUT = "1s";
-    /** Term length of UDP channels: the publication window is half of it. */
-    public static final String UDP_TERM_LENGTH = "16m";
+    /** The smallest term Aeron takes. */
+    public static final int MIN_TERM_LENGTH = 64 * 1024;
     /** Bytes of the MTU: the smallest receiver window, one frame. */
     public static final int MTU_BYTES = 8192;
     /** Aeron's receiver-side congestion control on every UDP subscription. */
@@ -88,10 +91,26 @@ public final class Channels {
         return Math.max(1, linkWindow / streams / MTU_BYTES) * MTU_BYTES;
     }
 
+    /**
+     * The term length of a UDP stream that {@code streams} streams of the job share a link with: the next power of two
+     * of four receiver windows, at least Aeron's 64 KiB. A stream never has more than one window in flight, and the
+     * publication may run half a term ahead of what was sent, so four windows keep the sender fed; a longer term would
+     * only cost memory: a process holds three terms for each of its publications and images, so with the terms cut by
+     * the same N as the windows, a process's log buffers stay about the same size as N grows (2 MiB terms at N = 1,
+     * 128 KiB at N = 16, 64 KiB from N = 32).
+     *
+     * @param streams streams of the job that share the link, at least 1.
+     * @return the term length in bytes, a power of two.
+     */
+    public static int termLength(final int streams) {
+        final int fourWindows = 4 * receiverWindow(streams);
+        return Math.max(MIN_TERM_LENGTH, Integer.highestOneBit(fourWindows - 1) << 1);
+    }
+
     /** @return the channel parameters of a UDP subscription that {@code streams} streams of the job share a link with. */
     private static String receiver(final int streams) {
         final int linkWindow = Configuration.linkWindow();
-        return "|cc=" + CONGESTION_CONTROL + "|rcv-wnd=" + receiverWindow(linkWindow, streams) + "|so-rcvbuf=" + linkWindow
+        return "|cc=" + CONGESTION_CONTROL + "|rcv-wnd=" + receiverWindow(linkWindow, streams) + "|so-rcvbuf=" + 2 * linkWindow
             + "|so-sndbuf=" + linkWindow;
     }
 
@@ -102,7 +121,7 @@ public final class Channels {
      * @return the channel workers publish votes on and the server subscribes to.
      */
     public static String udpVotes(final String host, final int port, final int workers) {
-        return "aeron:udp?endpoint=" + host + ':' + port + "|mtu=" + MTU + "|term-length=" + UDP_TERM_LENGTH + receiver(workers);
+        return "aeron:udp?endpoint=" + host + ':' + port + "|mtu=" + MTU + "|term-length=" + termLength(workers) + receiver(workers);
     }
 
     /**
@@ -116,7 +135,7 @@ public final class Channels {
             throw new IllegalArgumentException("workers must be >= 1, got " + workers);
         }
         return "aeron:udp?control=" + host + ':' + port + "|control-mode=manual|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
-            + "|term-length=" + UDP_TERM_LENGTH + "|so-sndbuf=" + Configuration.linkWindow();
+            + "|term-length=" + termLength(workers) + "|so-sndbuf=" + Configuration.linkWindow();
     }
 
     /**

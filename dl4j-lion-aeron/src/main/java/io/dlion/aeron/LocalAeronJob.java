@@ -91,7 +91,7 @@ public final class LocalAeronJob implements AutoCloseable {
             runtime = AeronRuntime.launch(new AeronRuntime.Context()
                 .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
             final List<ShardEndpoint> endpoints = new ArrayList<>();
-            final long[] bounds = shardBounds(ctx);
+            final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.shards, ctx.chunkWords);
             for (int s = 0; s < ctx.shards; s++) {
                 final int voteStream = ctx.streamIdBase + 2 * s;
                 final int resultStream = voteStream + 1;
@@ -287,17 +287,6 @@ public final class LocalAeronJob implements AutoCloseable {
         if (error != null) {
             throw new IllegalStateException("aggregation server failed", error);
         }
-    }
-
-    private static long[] shardBounds(final Context ctx) {
-        final long[] bounds = new long[ctx.shards + 1];
-        final long totalWords = (ctx.paramCount + 63) >>> 6;
-        final long chunks = (totalWords + ctx.chunkWords - 1) / ctx.chunkWords;
-        for (int s = 1; s < ctx.shards; s++) {
-            bounds[s] = chunks * s / ctx.shards * ctx.chunkWords * Long.SIZE;
-        }
-        bounds[ctx.shards] = ctx.paramCount;
-        return bounds;
     }
 
     private static int freeUdpPort() {

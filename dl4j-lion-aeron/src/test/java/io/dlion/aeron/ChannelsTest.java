@@ -45,6 +45,15 @@ class ChannelsTest {
         assertEquals(expected, Channels.receiverWindow(streams), "the default budget is 512 KiB");
     }
 
+    /** Worked out by hand: the next power of two of four windows, at least 65,536. */
+    @ParameterizedTest
+    @CsvSource({"1, 2097152", "2, 1048576", "3, 1048576", "4, 524288", "8, 262144", "16, 131072", "32, 65536", "1024, 65536"})
+    void shouldCutTheTermToFourWindows(final int streams, final int expected) {
+        assertEquals(expected, Channels.termLength(streams));
+        assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpVotes("127.0.0.1", 40123, streams)).get("term-length"));
+        assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpResultsPublication("127.0.0.1", 40124, streams)).get("term-length"));
+    }
+
     @Test
     void shouldRefuseNoStreamsAndABudgetBelowOneFrame() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Channels.receiverWindow(0)).getMessage().contains("streams"));
@@ -60,7 +69,7 @@ class ChannelsTest {
             final ChannelUri uri = ChannelUri.parse(channel);
             assertEquals("cubic", uri.get("cc"), channel);
             assertEquals(window, uri.get("rcv-wnd"), channel);
-            assertEquals("524288", uri.get("so-rcvbuf"), channel);
+            assertEquals("1048576", uri.get("so-rcvbuf"), channel);
             assertEquals("524288", uri.get("so-sndbuf"), channel);
         }
         assertEquals("524288", ChannelUri.parse(Channels.udpResultsPublication("127.0.0.1", 40124, workers)).get("so-sndbuf"));

@@ -3,51 +3,87 @@ package io.dlion.cli;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.Channels;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.cli.train.RemoteTransport;
+import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
- * The aggregation server that the worker of rank 0 runs in its own process ({@code ./dlion worker --with-server}): on the
- * worker's media driver, on its own thread, listening on the job's vote and control ports on every address of the host
- * ({@code 0.0.0.0}), so that the other workers reach it exactly as they reach {@code ./dlion server} there.
+ * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
+ * ({@code ./dlion worker --with-server}), or slice {@code r} in the worker of rank {@code r} of a sharded job
+ * ({@code --topology sharded}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
+ * control ports ({@link Topology}) on every address of the host ({@code 0.0.0.0}), so that the other workers reach it
+ * exactly as they reach {@code ./dlion server} there.
  * <p>
- * Call order: create before the worker connects → the worker trains → {@link #awaitOthersDone(long)} (the server stays
- * up until the other workers have read the last result and left) → {@link #close()}.
+ * Call order: create before the worker connects → the worker runs its rounds → {@link #awaitOthersDone(long)} (the
+ * server stays up until the other workers have read the last result and left) → {@link #close()}.
  */
 final class InProcessServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(InProcessServer.class.getName());
     private final AeronRuntime runtime;
+    private final boolean ownsRuntime;
     private final AggregationServer server;
     private final AgentRunner runner;
 
     /**
+     * The star's server in the worker of rank 0, on a runtime of its own that the worker's transport shares.
+     *
      * @param s              the worker's settings: job, workers, parameters, rule, ports, secret, driver.
      * @param roundTimeoutMs the round deadline.
      * @param minVoters      the quorum, 0 for a majority.
      */
     InProcessServer(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
-        this.runtime = RemoteTransport.runtime(s);
+        this(RemoteTransport.runtime(s), true, Topology.star("0.0.0.0", s.votePort(), s.controlPort()), 0, new AggregationServer.Context()
+            .jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
+            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
+    }
+
+    /**
+     * @param runtime     the worker's runtime.
+     * @param ownsRuntime true: close the runtime with the server.
+     * @param topology    who serves which slice.
+     * @param slice       the slice this process serves.
+     * @param job         the job's settings (job id, workers, parameters, rule, chunk words, deadline, quorum, secret);
+     *                    the runtime's client, the slice and its channels are set here.
+     */
+    InProcessServer(final AeronRuntime runtime, final boolean ownsRuntime, final Topology topology, final int slice,
+        final AggregationServer.Context job) {
+        this.runtime = runtime;
+        this.ownsRuntime = ownsRuntime;
         AggregationServer created = null;
         try {
-            created = new AggregationServer(new AggregationServer.Context()
-                .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
-                .voteChannel(Channels.udpVotes("0.0.0.0", s.votePort(), s.workers()))
-                .resultChannel(Channels.udpResultsPublication("0.0.0.0", s.controlPort(), s.workers()))
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
+            final long[] bounds = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
+            created = new AggregationServer(job.aeron(runtime.aeron()).shard(slice).paramRange(bounds[slice], bounds[slice + 1])
+                .voteChannel(topology.serverVoteChannel(slice, job.workers()))
+                .resultChannel(topology.serverResultChannel(slice, job.workers())));
             this.server = created;
             this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
                 null, created);
             AgentRunner.startOnThread(runner);
         } catch (final RuntimeException ex) {
-            CloseHelper.quietCloseAll(created, runtime);
+            CloseHelper.quietClose(created);
+            if (ownsRuntime) {
+                CloseHelper.quietClose(runtime);
+            }
             throw ex;
         }
-        System.out.println("worker 0 hosts the aggregation server: job=" + s.job() + " workers=" + s.workers() + " votes="
-            + server.context().voteChannel() + " results=" + server.context().resultChannel());
+        System.out.println("this worker serves slice " + slice + " of " + topology.slices() + " (" + topology.name() + "): job=" + job.jobId()
+            + " workers=" + job.workers() + " params=[" + bounds(job, topology, slice) + ") votes=" + server.context().voteChannel()
+            + " results=" + server.context().resultChannel());
+    }
+
+    private static String bounds(final AggregationServer.Context job, final Topology topology, final int slice) {
+        final long[] b = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
+        return b[slice] + ", " + b[slice + 1];
+    }
+
+    /** @return the server's counters. */
+    ServerCounters counters() {
+        return server.counters();
     }
 
     /** @return the runtime the server runs on, for the worker's own transport. */
@@ -72,6 +108,8 @@ final class InProcessServer implements AutoCloseable {
     public void close() {
         CloseHelper.close(runner);
         ServerCommand.printLine(server.counters(), server.handOverCounts(), runtime.traffic(), System.out);
-        CloseHelper.close(runtime);
+        if (ownsRuntime) {
+            CloseHelper.close(runtime);
+        }
     }
 }

@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.Topology;
+import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.client.WorkerCounters;
 import io.dlion.testkit.SyntheticVotes;
@@ -52,6 +54,10 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout-ms", defaultValue = "20000", description = "Connect timeout (default: ${DEFAULT-VALUE}).")
     long connectTimeoutMs;
 
+    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "With --topology sharded: the round deadline of the slice server"
+        + " this worker runs (default: ${DEFAULT-VALUE}).")
+    long roundTimeoutMs;
+
     @Mixin
     TransportOptions transport;
 
@@ -62,14 +68,19 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
         final byte[] secret = transport.secret("worker");
+        final Topology topology = transport.topology(workers);
         try (AeronRuntime runtime = transport.launch();
+            InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, new AggregationServer.Context()
+                .jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
+                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret).frameMac(transport.frameMac(secret)));
             AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                 .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                 .frameMac(transport.frameMac(secret))
-                .shards(List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream,
-                    transport.workerResultChannel(workers), transport.resultStream))))) {
+                .shards(topology != null ? topology.endpoints(params, transport.chunkWords, workers, transport.localHost)
+                    : List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream,
+                        transport.workerResultChannel(workers), transport.resultStream))))) {
             System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
             System.out.flush();
             for (int r = 0; r < rounds; r++) {
@@ -84,7 +95,20 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                     Thread.sleep(roundPauseMs);
                 }
             }
-            System.out.println("bytesUp " + exchange.counters().bytesUp() + " bytesDown " + exchange.counters().bytesDown());
+            if (slice != null) {
+                slice.awaitOthersDone(timeoutMs);   // the others may still read this slice's last result
+            }
+            final long up = exchange.counters().bytesUp();
+            final long down = exchange.counters().bytesDown();
+            System.out.println("bytesUp " + up + " bytesDown " + down);
+            if (slice != null) {
+                // what crosses this host's link: every slice's votes but its own, and its slice's result to every other
+                // worker; in, every other worker's votes for its slice and the other slices' results
+                final long in = slice.counters().bytesIn().get();
+                final long out = slice.counters().bytesOut().get();
+                System.out.println("payload sent " + (up - in / workers + (workers - 1) * out) + " received "
+                    + (in - in / workers + down - out));
+            }
             final WorkerCounters counters = exchange.workerCounters();
             System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
                 + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());

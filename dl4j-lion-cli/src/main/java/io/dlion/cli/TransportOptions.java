@@ -4,6 +4,7 @@ import io.aeron.driver.ThreadingMode;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
+import io.dlion.aeron.Topology;
 import picocli.CommandLine.Option;
 
 /** Options shared by the server and worker commands: which driver, which channels. */
@@ -17,6 +18,17 @@ final class TransportOptions {
     @Option(names = "--udp", paramLabel = "HOST:VOTE_PORT:CONTROL_PORT",
         description = "UDP: votes to HOST:VOTE_PORT by unicast, results by MDC with control HOST:CONTROL_PORT (default: IPC).")
     String udp;
+
+    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--udp); sharded: every worker"
+        + " serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: ${DEFAULT-VALUE}).")
+    String topology;
+
+    @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "With --topology sharded: every worker's address, by rank.")
+    java.util.List<String> hosts;
+
+    @Option(names = "--port", defaultValue = "40123", description = "With --topology sharded: vote port of slice 0; slice r votes on"
+        + " PORT + 2r and controls its results from PORT + 2r + 1 (default: ${DEFAULT-VALUE}).")
+    int port;
 
     @Option(names = "--local-host", defaultValue = "127.0.0.1", description = "Worker address results arrive on (UDP; default: ${DEFAULT-VALUE}).")
     String localHost;
@@ -71,7 +83,7 @@ final class TransportOptions {
 
     /** @return true when votes or results go over UDP. */
     boolean isUdp() {
-        return udp != null || (voteChannel != null && voteChannel.startsWith("aeron:udp"))
+        return udp != null || !Topology.STAR.equals(Topology.checkName(topology)) || (voteChannel != null && voteChannel.startsWith("aeron:udp"))
             || (resultChannel != null && resultChannel.startsWith("aeron:udp"));
     }
 
@@ -129,6 +141,28 @@ final class TransportOptions {
             return Channels.udpResultsSubscription(localHost, workers);
         }
         return Channels.ipc();
+    }
+
+    /**
+     * @param workers the workers of the job.
+     * @return the sharded topology (every worker serves a slice), or null for the star.
+     * @throws IllegalArgumentException naming the option that is wrong or missing.
+     */
+    Topology topology(final int workers) {
+        if (Topology.STAR.equals(Topology.checkName(topology))) {
+            if (hosts != null) {
+                throw new IllegalArgumentException("--hosts is for --topology sharded");
+            }
+            return null;
+        }
+        if (udp != null || voteChannel != null || resultChannel != null) {
+            throw new IllegalArgumentException("--topology sharded takes --hosts and --port, not --udp, --vote-channel or --result-channel");
+        }
+        if (hosts == null || hosts.size() != workers) {
+            throw new IllegalArgumentException("--topology sharded needs --hosts with one address per worker (" + workers + "), got "
+                + (hosts == null ? "none" : hosts.size() + ": " + hosts));
+        }
+        return Topology.sharded(hosts, port);
     }
 
     private String[] udpParts() {

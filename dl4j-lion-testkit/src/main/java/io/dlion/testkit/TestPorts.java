@@ -18,4 +18,29 @@ public final class TestPorts {
             throw new UncheckedIOException(ex);
         }
     }
+
+    /**
+     * @param count consecutive ports needed (a sharded job's slices: two each).
+     * @return the first of {@code count} consecutive UDP ports on 127.0.0.1 that were all free just now.
+     */
+    public static int freeUdpPorts(final int count) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            final int base = 20_000 + (int)(Math.random() * 40_000);
+            if (allFree(base, count)) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no " + count + " consecutive free UDP ports found");
+    }
+
+    private static boolean allFree(final int base, final int count) {
+        for (int port = base; port < base + count; port++) {
+            try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+                socket.getLocalPort();
+            } catch (final IOException taken) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

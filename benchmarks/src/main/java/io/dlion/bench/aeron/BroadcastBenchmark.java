@@ -63,7 +63,7 @@ public final class BroadcastBenchmark {
         final List<Publication> pubs = new ArrayList<>();
         final List<Subscription> subs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            final String channel = "aeron:udp?endpoint=" + HOST + ':' + (port + i) + "|mtu=" + Channels.MTU + "|term-length=" + Channels.UDP_TERM_LENGTH;
+            final String channel = "aeron:udp?endpoint=" + HOST + ':' + (port + i) + "|mtu=" + Channels.MTU + "|term-length=" + Channels.termLength(n);
             pubs.add(aeron.addExclusivePublication(channel, 1));
             subs.add(aeron.addSubscription(channel, 1));
         }

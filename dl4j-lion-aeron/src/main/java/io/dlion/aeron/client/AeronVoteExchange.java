@@ -313,10 +313,16 @@ public final class AeronVoteExchange implements VoteExchange {
         }
     }
 
+    /**
+     * Send what the shards' publications take, starting with the shard after this worker's own: worker i starts with
+     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
+     * from the start, rather than all workers filling slice 0's owner first.
+     */
     private int sendChunks() {
         int work = 0;
-        for (final ShardState shard : shards) {
-            work += shard.sendChunks();
+        final int first = (ctx.workerId + 1) % shards.length;
+        for (int i = 0; i < shards.length; i++) {
+            work += shards[(first + i) % shards.length].sendChunks();
         }
         return work;
     }

@@ -33,8 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Workers in separate JVM processes (each with its own embedded media driver) against a server in this JVM,
- * over UDP on 127.0.0.1: every worker's result digest equals the digest of a naive vote computed here.
+ * Workers in separate JVM processes (each with its own embedded media driver) against a server in this JVM, or each
+ * serving one slice of the parameters in its own process (the sharded topology), over UDP on 127.0.0.1: every worker's
+ * result digest equals the digest of a naive vote computed here.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MultiProcessUdpTest {
@@ -66,6 +67,81 @@ class MultiProcessUdpTest {
         runJob(Frames.writeSecret(dir.resolve("job.secret")));
     }
 
+    /**
+     * The sharded topology: no server, every worker process serves one slice (chunk-aligned, so 4 slices of 300,007
+     * parameters are 4 servers with chunks of their own) and sends every other slice to its owner. 3 workers majority
+     * (odd N: a 1-bit result), 4 workers average (every count of +1 votes), each against the naive vote.
+     */
+    @Test
+    void shouldMatchNaiveVoteWhenEveryWorkerServesASlice(@TempDir final Path dir) throws Exception {
+        final Path secretFile = Frames.writeSecret(dir.resolve("job.secret"));
+        runSharded(3, VoteRule.MAJORITY, secretFile);
+        runSharded(4, VoteRule.AVERAGE, secretFile);
+    }
+
+    private void runSharded(final int n, final VoteRule rule, final Path secretFile) throws Exception {
+        final long params = 300_007;
+        final int rounds = 3;
+        final int basePort = TestPorts.freeUdpPorts(2 * n);
+        final List<Process> job = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final List<String> command = new ArrayList<>(List.of(
+                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"),
+                DLionCli.class.getName(), "vote-worker",
+                "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
+                "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
+                "--rule", rule == VoteRule.MAJORITY ? "majority" : "average", "--chunk-words", "200",
+                "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
+                "--port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            processes.add(process);
+            job.add(process);
+        }
+        final List<String> expected = naiveDigests(n, params, rounds, rule);
+        for (final Process process : job) {
+            final StringBuilder output = new StringBuilder();
+            final List<String> digests = digests(process, n, output);
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
+            assertEquals(0, process.exitValue(), output.toString());
+            assertEquals(expected, digests, output.toString());
+            assertTrue(output.toString().contains("serves slice"), output.toString());
+        }
+    }
+
+    private static List<String> naiveDigests(final int n, final long params, final int rounds, final VoteRule rule) {
+        final List<String> expected = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            final long[][] votes = new long[n][];
+            for (int i = 0; i < n; i++) {
+                votes[i] = SyntheticVotes.vote(SEED, r, i, params);
+            }
+            expected.add(Long.toHexString(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, rule))));
+        }
+        return expected;
+    }
+
+    /** @return the digest of every round the worker printed, each checked to have {@code n} voters. */
+    private static List<String> digests(final Process process, final int n, final StringBuilder output) {
+        final List<String> digests = new ArrayList<>();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                output.append(line).append('\n');
+                final String[] parts = line.split(" ");
+                if (parts.length >= 6 && parts[0].equals("round")) {
+                    assertEquals(Integer.toString(n), parts[3], "voters: " + line);
+                    digests.add(parts[5]);
+                }
+            }
+        } catch (final IOException ex) {
+            throw new IllegalStateException(output.toString(), ex);
+        }
+        return digests;
+    }
+
     private void runJob(final Path secretFile) throws Exception {
         final int n = 3;
         final long params = 200_003;
@@ -95,31 +171,10 @@ class MultiProcessUdpTest {
             processes.add(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 
-        final List<String> expected = new ArrayList<>();
-        for (int r = 0; r < rounds; r++) {
-            final long[][] votes = new long[n][];
-            for (int i = 0; i < n; i++) {
-                votes[i] = SyntheticVotes.vote(SEED, r, i, params);
-            }
-            expected.add(Long.toHexString(SyntheticVotes.digest(NaiveVote.reference(r, votes, params, VoteRule.MAJORITY))));
-        }
-
+        final List<String> expected = naiveDigests(n, params, rounds, VoteRule.MAJORITY);
         for (final Process process : processes) {
-            final List<String> digests = new ArrayList<>();
             final StringBuilder output = new StringBuilder();
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    output.append(line).append('\n');
-                    final String[] parts = line.split(" ");
-                    if (parts.length >= 6 && parts[0].equals("round")) {
-                        assertEquals(Integer.toString(n), parts[3], "voters: " + line);
-                        digests.add(parts[5]);
-                    }
-                }
-            } catch (final IOException ex) {
-                throw new IllegalStateException(output.toString(), ex);
-            }
+            final List<String> digests = digests(process, n, output);
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
             assertEquals(0, process.exitValue(), output.toString());
             assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds=" + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());

@@ -1,0 +1,220 @@
+package io.dlion.aeron;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Who serves which slice of the parameters, and where: the one place that says it.
+ * <ul>
+ *   <li><b>star</b>: one aggregation server (S = 1) owns every parameter; every worker sends its whole vote to it and
+ *       reads every result from it. Its link carries N votes in and N copies of the result out.</li>
+ *   <li><b>sharded</b>: every worker process also serves one slice (S = N): rank {@code r} serves slice {@code r} on
+ *       {@code hosts[r]}, votes on port {@code basePort + 2r}, results controlled from {@code basePort + 2r + 1}. A
+ *       worker sends each slice of its vote to the slice's owner and reads every owner's result slice, so every link
+ *       carries about {@code 2·(N−1)/N} vote-sized payloads each way, whatever N is (the all-to-all and all-gather of
+ *       a 1-bit compressed all-reduce); its own slice never leaves its host.</li>
+ *   <li><b>dedicated servers</b>: S server processes, one slice each, on hosts and ports of their own
+ *       ({@link #servers(List, int)}): the same layout without workers serving.</li>
+ * </ul>
+ * Slices are whole chunks, as even as chunks allow ({@link #sliceBounds(long, int, int)}): slice {@code s} holds chunks
+ * {@code [C·s/S, C·(s+1)/S)} of the {@code C} chunks, the layout every server ({@code --shard}) and worker must share.
+ * Channels come from {@link Channels}, so their link settings are the same for every topology. Immutable.
+ */
+public final class Topology {
+    /** Name of the one-server topology, as the {@code --topology} option takes it. */
+    public static final String STAR = "star";
+    /** Name of the topology in which every worker serves a slice. */
+    public static final String SHARDED = "sharded";
+
+    private final String name;
+    private final List<String> hosts;
+    private final int[] votePorts;
+    private final int[] controlPorts;
+
+    private Topology(final String name, final List<String> hosts, final int[] votePorts, final int[] controlPorts) {
+        this.name = name;
+        this.hosts = List.copyOf(hosts);
+        this.votePorts = votePorts;
+        this.controlPorts = controlPorts;
+        for (int s = 0; s < hosts.size(); s++) {
+            checkPort("vote port of slice " + s, votePorts[s]);
+            checkPort("control port of slice " + s, controlPorts[s]);
+        }
+    }
+
+    /**
+     * @param host        the server's address.
+     * @param votePort    its vote port.
+     * @param controlPort its result control port.
+     * @return one server for every parameter.
+     */
+    public static Topology star(final String host, final int votePort, final int controlPort) {
+        return new Topology(STAR, List.of(host), new int[] {votePort}, new int[] {controlPort});
+    }
+
+    /**
+     * @param hosts    the address of every worker, by rank: rank r serves slice r.
+     * @param basePort vote port of slice 0; slice r uses {@code basePort + 2r} and {@code basePort + 2r + 1}.
+     * @return every worker serves a slice.
+     */
+    public static Topology sharded(final List<String> hosts, final int basePort) {
+        return spread(SHARDED, hosts, basePort);
+    }
+
+    /**
+     * @param hosts    the address of every server process, by slice.
+     * @param basePort vote port of slice 0; slice s uses {@code basePort + 2s} and {@code basePort + 2s + 1}.
+     * @return S dedicated servers.
+     */
+    public static Topology servers(final List<String> hosts, final int basePort) {
+        return spread("servers", hosts, basePort);
+    }
+
+    private static Topology spread(final String name, final List<String> hosts, final int basePort) {
+        if (hosts.isEmpty()) {
+            throw new IllegalArgumentException("hosts must name at least one host");
+        }
+        final int[] vote = new int[hosts.size()];
+        final int[] control = new int[hosts.size()];
+        for (int s = 0; s < hosts.size(); s++) {
+            if (hosts.get(s) == null || hosts.get(s).isBlank()) {
+                throw new IllegalArgumentException("hosts: the host of slice " + s + " is empty");
+            }
+            vote[s] = basePort + 2 * s;
+            control[s] = basePort + 2 * s + 1;
+        }
+        return new Topology(name, hosts, vote, control);
+    }
+
+    /**
+     * @param name {@code star} or {@code sharded}, in any case.
+     * @return the name checked, lower case.
+     * @throws IllegalArgumentException naming the option for anything else.
+     */
+    public static String checkName(final String name) {
+        final String lower = name == null ? "" : name.toLowerCase(Locale.ROOT);
+        if (!STAR.equals(lower) && !SHARDED.equals(lower)) {
+            throw new IllegalArgumentException("--topology must be " + STAR + " or " + SHARDED + ", got " + name);
+        }
+        return lower;
+    }
+
+    private static void checkPort(final String what, final int port) {
+        if (port < 1 || port > 65_535) {
+            throw new IllegalArgumentException(what + " must be in [1, 65535], got " + port);
+        }
+    }
+
+    /**
+     * Slice bounds in parameters, each a whole number of chunks but the last: slice {@code s} is
+     * {@code [bounds[s], bounds[s + 1])}.
+     *
+     * @param paramCount parameters of the job.
+     * @param slices     slices, at least 1.
+     * @param chunkWords 64-parameter words per chunk.
+     * @return {@code slices + 1} bounds, from 0 to {@code paramCount}.
+     */
+    public static long[] sliceBounds(final long paramCount, final int slices, final int chunkWords) {
+        if (slices < 1) {
+            throw new IllegalArgumentException("slices must be >= 1, got " + slices);
+        }
+        final long totalWords = (paramCount + 63) >>> 6;
+        final long chunks = (totalWords + chunkWords - 1) / chunkWords;
+        if (slices > chunks) {
+            throw new IllegalArgumentException(slices + " slices need at least as many chunks; " + paramCount + " parameters make " + chunks
+                + " chunks of " + chunkWords + " words");
+        }
+        final long[] bounds = new long[slices + 1];
+        for (int s = 1; s < slices; s++) {
+            bounds[s] = chunks * s / slices * chunkWords * Long.SIZE;
+        }
+        bounds[slices] = paramCount;
+        return bounds;
+    }
+
+    /** @return {@code star}, {@code sharded} or {@code servers}. */
+    public String name() {
+        return name;
+    }
+
+    /** @return the number of slices S. */
+    public int slices() {
+        return hosts.size();
+    }
+
+    /** @return the host that serves slice {@code s}. */
+    public String host(final int s) {
+        return hosts.get(s);
+    }
+
+    /** @return the vote port of slice {@code s}'s server. */
+    public int votePort(final int s) {
+        return votePorts[s];
+    }
+
+    /** @return the result control port of slice {@code s}'s server. */
+    public int controlPort(final int s) {
+        return controlPorts[s];
+    }
+
+    /**
+     * The streams of the job that share the busiest link, the divisor of every receiver window ({@link Channels}): in
+     * the star and with dedicated servers, a server's link (N vote streams in, N copies of each result out); in the
+     * sharded topology, a worker's link, which takes the votes of N workers for its slice and the results of N slices
+     * (and sends as many), so 2N.
+     *
+     * @param workers the workers of the job.
+     * @return the streams that share one link.
+     */
+    public int linkStreams(final int workers) {
+        return SHARDED.equals(name) ? 2 * workers : workers;
+    }
+
+    /**
+     * @param s       a slice.
+     * @param workers the workers of the job.
+     * @return the vote channel slice {@code s}'s server subscribes to, on every address of its host.
+     */
+    public String serverVoteChannel(final int s, final int workers) {
+        return Channels.udpVotes("0.0.0.0", votePorts[s], linkStreams(workers));
+    }
+
+    /**
+     * @param s       a slice.
+     * @param workers the workers of the job.
+     * @return the result publication of slice {@code s}'s server, controlled from every address of its host.
+     */
+    public String serverResultChannel(final int s, final int workers) {
+        return Channels.udpResultsPublication("0.0.0.0", controlPorts[s], linkStreams(workers));
+    }
+
+    /**
+     * Where a worker sends each slice of its vote and reads each slice's result, in slice order.
+     *
+     * @param paramCount parameters of the job.
+     * @param chunkWords 64-parameter words per chunk, as the servers'.
+     * @param workers    the workers of the job.
+     * @param localHost  this worker's address the results arrive on.
+     * @return one endpoint per slice.
+     */
+    public List<ShardEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost) {
+        final long[] bounds = sliceBounds(paramCount, slices(), chunkWords);
+        final List<ShardEndpoint> endpoints = new ArrayList<>(slices());
+        for (int s = 0; s < slices(); s++) {
+            endpoints.add(new ShardEndpoint(s, bounds[s], s == slices() - 1 ? -1 : bounds[s + 1],
+                Channels.udpVotes(hosts.get(s), votePorts[s], linkStreams(workers)), Configuration.VOTE_STREAM_ID_DEFAULT,
+                Channels.udpResultsSubscription(localHost, linkStreams(workers)), Configuration.RESULT_STREAM_ID_DEFAULT));
+        }
+        return endpoints;
+    }
+
+    @Override
+    public String toString() {
+        final StringBuilder sb = new StringBuilder(name).append('[');
+        for (int s = 0; s < slices(); s++) {
+            sb.append(s == 0 ? "" : ", ").append(hosts.get(s)).append(':').append(votePorts[s]).append(':').append(controlPorts[s]);
+        }
+        return sb.append(']').toString();
+    }
+}
