@@ -54,9 +54,9 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
+        final long[] bounds = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
         AggregationServer created = null;
         try {
-            final long[] bounds = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
             created = new AggregationServer(job.aeron(runtime.aeron()).shard(slice).paramRange(bounds[slice], bounds[slice + 1])
                 .voteChannel(topology.serverVoteChannel(slice, job.workers()))
                 .resultChannel(topology.serverResultChannel(slice, job.workers())));
@@ -71,14 +71,11 @@ final class InProcessServer implements AutoCloseable {
             }
             throw ex;
         }
-        System.out.println("this worker serves slice " + slice + " of " + topology.slices() + " (" + topology.name() + "): job=" + job.jobId()
-            + " workers=" + job.workers() + " params=[" + bounds(job, topology, slice) + ") votes=" + server.context().voteChannel()
-            + " results=" + server.context().resultChannel());
-    }
-
-    private static String bounds(final AggregationServer.Context job, final Topology topology, final int slice) {
-        final long[] b = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
-        return b[slice] + ", " + b[slice + 1];
+        System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
+            : "worker " + slice + " serves slice " + slice + " of " + topology.slices() + " (" + topology.name() + "), parameters ["
+                + bounds[slice] + ", " + bounds[slice + 1] + ")")
+            + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="
+            + server.context().resultChannel());
     }
 
     /** @return the server's counters. */

@@ -107,7 +107,7 @@ class MultiProcessUdpTest {
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
             assertEquals(0, process.exitValue(), output.toString());
             assertEquals(expected, digests, output.toString());
-            assertTrue(output.toString().contains("serves slice"), output.toString());
+            assertTrue(output.toString().contains(" serves slice "), output.toString());
         }
     }
 

@@ -1,0 +1,73 @@
+package io.dlion.aeron;
+
+import java.util.List;
+
+import io.aeron.ChannelUri;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Who serves which slice: the bounds, the ports and the channels of each topology, against values worked out by hand. */
+class TopologyTest {
+    /**
+     * 300,007 parameters are 4,688 words, 24 chunks of 200 words (the last one short): 4 slices of 6 chunks, 76,800
+     * parameters each, the last slice to the end; 3 slices of 8 chunks.
+     */
+    @Test
+    void shouldCutSlicesAtWholeChunks() {
+        assertArrayEquals(new long[] {0, 76_800, 153_600, 230_400, 300_007}, Topology.sliceBounds(300_007, 4, 200));
+        assertArrayEquals(new long[] {0, 102_400, 204_800, 300_007}, Topology.sliceBounds(300_007, 3, 200));
+        assertArrayEquals(new long[] {0, 300_007}, Topology.sliceBounds(300_007, 1, 200));
+        // 25 chunks in 4 slices: floor(25 s / 4) = 6, 12, 18 chunks
+        assertArrayEquals(new long[] {0, 6 * 12_800, 12 * 12_800, 18 * 12_800, 25 * 12_800 - 5}, Topology.sliceBounds(25 * 12_800 - 5, 4, 200));
+    }
+
+    @Test
+    void shouldRefuseMoreSlicesThanChunks() {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> Topology.sliceBounds(203_530, 8, 1000));
+        assertTrue(ex.getMessage().contains("8 slices") && ex.getMessage().contains("4 chunks"), ex.getMessage());
+    }
+
+    @Test
+    void shouldGiveRankRSliceROnItsHostAndTwoPortsEach() {
+        final Topology t = Topology.sharded(List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), 40_123);
+        assertEquals(3, t.slices());
+        assertEquals("10.0.0.3", t.host(2));
+        assertEquals(40_127, t.votePort(2));
+        assertEquals(40_128, t.controlPort(2));
+        assertEquals(6, t.linkStreams(3), "a worker's link takes the votes for its slice and the results of every slice");
+        final List<ShardEndpoint> endpoints = t.endpoints(300_007, 200, 3, "10.0.0.2");
+        assertEquals(3, endpoints.size());
+        assertEquals(102_400, endpoints.get(1).fromParam());
+        assertEquals(204_800, endpoints.get(1).toParam());
+        assertEquals(-1, endpoints.get(2).toParam(), "the last slice runs to the last parameter");
+        final ChannelUri votes = ChannelUri.parse(endpoints.get(2).voteChannel());
+        assertEquals("10.0.0.3:40127", votes.get("endpoint"));
+        assertEquals(String.valueOf(Channels.receiverWindow(6)), votes.get("rcv-wnd"));
+        assertEquals("10.0.0.2:0", ChannelUri.parse(endpoints.get(0).resultChannel()).get("endpoint"));
+        assertEquals("0.0.0.0:40123", ChannelUri.parse(t.serverVoteChannel(0, 3)).get("endpoint"));
+        assertEquals("0.0.0.0:40124", ChannelUri.parse(t.serverResultChannel(0, 3)).get("control"));
+    }
+
+    @Test
+    void shouldKeepTheStarsPortsAndItsWindowsPerWorker() {
+        final Topology t = Topology.star("10.0.0.1", 40_123, 40_200);
+        assertEquals(1, t.slices());
+        assertEquals(40_200, t.controlPort(0));
+        assertEquals(8, t.linkStreams(8));
+        assertEquals(Channels.udpVotes("0.0.0.0", 40_123, 8), t.serverVoteChannel(0, 8));
+    }
+
+    @Test
+    void shouldRefuseAnUnknownNameAnEmptyHostAndABadPort() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.checkName("ring")).getMessage().contains("--topology"));
+        assertEquals(Topology.SHARDED, Topology.checkName("Sharded"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.sharded(List.of("a", " "), 40_123)).getMessage()
+            .contains("slice 1"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.sharded(List.of("a", "b"), 65_534)).getMessage()
+            .contains("slice 1"));
+    }
+}
