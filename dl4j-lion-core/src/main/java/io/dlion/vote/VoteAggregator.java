@@ -26,8 +26,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class VoteAggregator {
 
-    /** Largest number of voters supported: counts must fit the 8 planes of the down-link encodings. */
-    public static final int MAX_VOTERS = 255;
+    /** Largest number of voters (and of a job's workers) supported: counts take up to {@value #MAX_PLANES} planes. */
+    public static final int MAX_VOTERS = 1024;
+
+    /** Count planes of {@link #MAX_VOTERS} voters, {@code ceil(log2(MAX_VOTERS + 1))}. */
+    public static final int MAX_PLANES = 11;
 
     private static final int BLOCK_WORDS = 1024;
     private static final AtomicReferenceArray<AdderTree> TREES = new AtomicReferenceArray<>(MAX_VOTERS + 1);
