@@ -61,6 +61,27 @@ class TrainCommandTest {
     }
 
     @Test
+    void shouldTrainSixtyFiveWorkersInProcessWithIdenticalHashesAndRefuseThemOverAeron(@TempDir final Path out) throws Exception {
+        for (final String sharing : new String[] {"dlion-mavo", "dlion-avg"}) {
+            final String printed = run(0, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", sharing, "--workers", "65",
+                "--transport", "inproc", "--epochs", "1", "--batch", "65", "--train-limit", "130", "--test-limit", "100", "--out",
+                out.resolve(sharing).toString());
+            final Matcher m = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})").matcher(printed);
+            final java.util.Set<String> hashes = new java.util.HashSet<>();
+            int workers = 0;
+            while (m.find()) {
+                hashes.add(m.group(2));
+                workers++;
+            }
+            assertEquals(65, workers, printed);
+            assertEquals(1, hashes.size(), "every worker ends with the same parameters");
+        }
+        final String refused = run(2, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", "dlion-mavo", "--workers", "65",
+            "--transport", "aeron-ipc", "--epochs", "1", "--batch", "65", "--out", out.resolve("aeron").toString());
+        assertTrue(refused.contains("--workers above 64 needs --transport inproc"), refused);
+    }
+
+    @Test
     void shouldTrainTheDenseBaselineOverAeronWithIdenticalHashesAndFp32OnTheWire(@TempDir final Path out) throws Exception {
         final String printed = run(0, "train", "--model", "mlp", "--sharing", "dense-adamw", "--workers", "3", "--epochs", "1", "--batch", "48",
             "--train-limit", "480", "--test-limit", "200", "--out", out.toString());

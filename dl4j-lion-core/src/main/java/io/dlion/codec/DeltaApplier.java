@@ -57,11 +57,13 @@ public final class DeltaApplier implements AutoCloseable {
 
     private static final int CHUNK_BYTES = CHUNK_WORDS << 3;
     private static final int CHUNK_PARAMS = CHUNK_WORDS << 6;
-    private static final int MAX_PLANES = 8;
+    private static final int MAX_PLANES = VoteAggregator.MAX_PLANES;
+    /** Planes of one UINT8 code. */
+    private static final int BYTE_PLANES = 8;
 
     private final INDArray[] planeBytes = new INDArray[MAX_PLANES];
     private final LongBuffer[] planeHost = new LongBuffer[MAX_PLANES];
-    private final INDArray[] rotations = new INDArray[MAX_PLANES];
+    private final INDArray[] rotations = new INDArray[BYTE_PLANES];
     private final INDArray masks;
     private final INDArray bits;
     private final INDArray code;
@@ -190,11 +192,33 @@ public final class DeltaApplier implements AutoCloseable {
     private void applyChunk(final long[][] planes, final int w0, final int w1, final INDArray update, final long lo, final long hi,
         final double alpha, final double offset) {
         final int words = (w1 - w0 + 7) & ~7;
+        final long base = (long) w0 << 6;
+        final INDArray valuesView = values(update.dataType()).get(NDArrayIndex.interval(lo - base, hi - base));
+        buildCode(planes, 0, Math.min(planes.length, BYTE_PLANES), w0, w1, words);
+        valuesView.assign(code.get(NDArrayIndex.interval(lo - base, hi - base)));
+        if (planes.length > BYTE_PLANES) {
+            buildCode(planes, BYTE_PLANES, planes.length, w0, w1, words);
+            final INDArray high = values(update.dataType() == DataType.DOUBLE ? DataType.INT32 : DataType.INT16)
+                .get(NDArrayIndex.interval(lo - base, hi - base));
+            high.assign(code.get(NDArrayIndex.interval(lo - base, hi - base)));
+            valuesView.addi(high.castTo(update.dataType()).muli(1 << BYTE_PLANES));
+        }
+        valuesView.subi(offset);
+        final INDArray target = update.get(rangeIndex(update, lo, hi));
+        final INDArray flatTarget = target.rank() == 1 ? target : target.reshape(hi - lo);
+        Nd4j.exec(new Axpy(valuesView, flatTarget, flatTarget, alpha));
+    }
+
+    /**
+     * The UINT8 code of planes {@code [first, end)} (at most {@link #BYTE_PLANES}) into {@code code}: plane
+     * {@code first + b} in bit b. Codes of more planes are built a byte at a time, the high byte's code then weighs 256.
+     */
+    private void buildCode(final long[][] planes, final int first, final int end, final int w0, final int w1, final int words) {
         final long rowBytes = words;
         final long params = (long) words << 6;
         final INDArray bitsView = bits.get(NDArrayIndex.interval(0, params)).reshape(8, rowBytes * 8);
         final INDArray codeView = code.get(NDArrayIndex.interval(0, params)).reshape(8, rowBytes * 8);
-        for (int p = 0; p < planes.length; p++) {
+        for (int p = first; p < end; p++) {
             final INDArray device = planeBytes(p);
             Nd4j.getAffinityManager().ensureLocation(device, AffinityManager.Location.HOST);
             if (planes[p] == null) {
@@ -204,20 +228,13 @@ public final class DeltaApplier implements AutoCloseable {
             }
             Nd4j.getAffinityManager().tagLocation(device, AffinityManager.Location.HOST);
             final INDArray packedRow = device.get(NDArrayIndex.interval(0, rowBytes * 8)).reshape(1, rowBytes * 8);
-            final INDArray target = p == 0 ? codeView : bitsView;
+            final INDArray target = p == first ? codeView : bitsView;
             Nd4j.exec(DynamicCustomOp.builder("bitwise_and").addInputs(packedRow, masks).addOutputs(target).build());
-            Nd4j.exec(DynamicCustomOp.builder("cyclic_rshift_bits").addInputs(target, rotation(p)).addOutputs(target).build());
-            if (p > 0) {
+            Nd4j.exec(DynamicCustomOp.builder("cyclic_rshift_bits").addInputs(target, rotation(p - first)).addOutputs(target).build());
+            if (p > first) {
                 Nd4j.exec(DynamicCustomOp.builder("bitwise_or").addInputs(codeView, bitsView).addOutputs(codeView).build());
             }
         }
-        final long base = (long) w0 << 6;
-        final INDArray valuesView = values(update.dataType()).get(NDArrayIndex.interval(lo - base, hi - base));
-        valuesView.assign(code.get(NDArrayIndex.interval(lo - base, hi - base)));
-        valuesView.subi(offset);
-        final INDArray target = update.get(rangeIndex(update, lo, hi));
-        final INDArray flatTarget = target.rank() == 1 ? target : target.reshape(hi - lo);
-        Nd4j.exec(new Axpy(valuesView, flatTarget, flatTarget, alpha));
     }
 
     /**

@@ -91,7 +91,7 @@ public interface DownlinkEncoding {
         encoding.decode(buffer, 0, paramCount, 0, words, out);
         if (result.rule() == VoteRule.AVERAGE) {
             if (result.segmentCount() == 1) {
-                return RoundResult.average(result.round(), paramCount, result.voters(), result.voterMask(), out);
+                return RoundResult.average(result.round(), paramCount, result.voters(), result.voterSet(), out);
             }
             final int[] starts = new int[result.segmentCount()];
             final int[] voters = new int[starts.length];
@@ -99,9 +99,9 @@ public interface DownlinkEncoding {
                 starts[s] = result.segmentStartWord(s);
                 voters[s] = result.segmentVoters(s);
             }
-            return RoundResult.averageSegments(result.round(), paramCount, result.voterMask(), out, starts, voters);
+            return RoundResult.averageSegments(result.round(), paramCount, result.voterSet(), out, starts, voters);
         }
-        return RoundResult.majority(result.round(), paramCount, result.voters(), result.voterMask(), out[0],
+        return RoundResult.majority(result.round(), paramCount, result.voters(), result.voterSet(), out[0],
             out.length > 1 ? out[1] : null);
     }
 

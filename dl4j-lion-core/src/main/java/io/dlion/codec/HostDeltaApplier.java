@@ -11,6 +11,8 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
+import io.dlion.vote.VoteAggregator;
+
 /**
  * {@link DeltaApplier}'s {@code update[j] += alpha * (code[j] - offset)} on the host buffer of a contiguous FLOAT or
  * DOUBLE update vector (ND4J's CPU backend), split over {@link KernelThreads}, with the arithmetic of the device path:
@@ -18,11 +20,12 @@ import org.nd4j.linalg.factory.Nd4j;
  * the type) and one of the sum, no fused multiply-add. Every worker thus applies the same bits on either path.
  * <p>
  * The per-call table {@code delta[code] = alpha * (code - offset)} holds every product the device path can form
- * (codes are below 256), so the update only needs {@code update[j] += delta[code[j]]}. Work goes in chunks of
+ * (codes are below {@code 2^planes}), so the update only needs {@code update[j] += delta[code[j]]}. Work goes in chunks of
  * {@link #CHUNK} parameters through per-thread heap arrays: the update's values are copied in and out of the
  * off-heap buffer in bulk, and the deltas of a chunk are looked up from the bit planes' bytes (with at most 4
  * planes: one 64-bit row of two FLOAT deltas per pair of parameters, found from the planes' bytes through a
- * 256-entry spreading table; with more planes or DOUBLE, one delta per parameter) and added by a loop the JIT
+ * 256-entry spreading table; with more planes or DOUBLE, one delta per parameter, its code read a byte of planes at
+ * a time: planes 0-7, then planes 8 and up for counts of 256 voters or more) and added by a loop the JIT
  * vectorizes. When the JVM has the Vector API ({@link KernelThreads#VECTOR_API}), the whole words of a slice go through
  * {@link VectorCodec} instead, straight on the off-heap buffer, and only the partial words at a slice's ends are done
  * one parameter at a time here. The update is read once and written once. Nothing is allocated per call once the
@@ -40,6 +43,8 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     static final int SIGN = 0;
     static final int TERNARY = 1;
     static final int COUNT = 2;
+    /** Planes whose codes fit one byte of {@link #byteCodes}. */
+    private static final int BYTE_PLANES = 8;
     /** Codes of at most this many planes are looked up two parameters at a time. */
     private static final int PAIR_PLANES = 4;
     /**
@@ -68,8 +73,8 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     private final KernelThreads threads;
     private final int fixedSlices;
     private final boolean vectorApi;
-    private final float[] deltaF = new float[256];
-    private final double[] deltaD = new double[256];
+    private final float[] deltaF = new float[1 << VoteAggregator.MAX_PLANES];
+    private final double[] deltaD = new double[1 << VoteAggregator.MAX_PLANES];
     /** Pair index {@code 16 c + c'}: FLOAT bits of delta[c] (low half) and delta[c'] (high half). */
     private final long[] pairDeltaF = new long[256];
 
@@ -98,7 +103,7 @@ final class HostDeltaApplier implements KernelThreads.Slices {
         final double[] valuesD = new double[CHUNK];
         final double[] deltasD = new double[CHUNK];
         final long[] rows = new long[CHUNK / 2];
-        final long[] planeWords = new long[8];
+        final long[] planeWords = new long[VoteAggregator.MAX_PLANES];
         final LongBuffer rowsOut;
         final FloatBuffer rowsIn;
 
@@ -232,7 +237,9 @@ final class HostDeltaApplier implements KernelThreads.Slices {
     /** Parameters {@code [lo, hi)} one at a time (the partial words at the ends of a slice). */
     private void addOneByOne(final long lo, final long hi) {
         for (long j = lo; j < hi; j++) {
-            final int code = (int) (byteCodes((int) (j >>> 3)) >>> ((j & 7) << 3)) & 0xFF;
+            final int q = (int) (j >>> 3);
+            final int shift = (int) ((j & 7) << 3);
+            final int code = (int) (byteCodes(q) >>> shift) & 0xFF | ((int) (highCodes(q) >>> shift) & 0xFF) << 8;
             final int at = (int) (updateOffset + j);
             if (isFloat) {
                 floats.put(at, floats.get(at) + deltaF[code]);
@@ -301,9 +308,10 @@ final class HostDeltaApplier implements KernelThreads.Slices {
             final float[] table = deltaF;
             for (int q = firstByte; q < lastByte; q++) {
                 final long codes = byteCodes(q);
+                final long high = highCodes(q);
                 final int o = (q - firstByte) << 3;
                 for (int k = 0; k < 8; k++) {
-                    deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF];
+                    deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF | ((int) (high >>> (k << 3)) & 0xFF) << 8];
                 }
             }
         }
@@ -326,9 +334,10 @@ final class HostDeltaApplier implements KernelThreads.Slices {
         doubles.get(at, values, 0, len);
         for (int q = firstByte; q < lastByte; q++) {
             final long codes = byteCodes(q);
+            final long high = highCodes(q);
             final int o = (q - firstByte) << 3;
             for (int k = 0; k < 8; k++) {
-                deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF];
+                deltas[o + k] = table[(int) (codes >>> (k << 3)) & 0xFF | ((int) (high >>> (k << 3)) & 0xFF) << 8];
             }
         }
         for (int i = 0; i < len; i++) {
@@ -371,12 +380,26 @@ final class HostDeltaApplier implements KernelThreads.Slices {
             }
             default: {
                 long codes = 0;
-                for (int p = 0; p < planes; p++) {
+                for (int p = 0, end = Math.min(planes, BYTE_PLANES); p < end; p++) {
                     codes |= BYTE_SPREAD[(int) (countPlanes[p][w] >>> s) & 0xFF] << p;
                 }
                 return codes;
             }
         }
+    }
+
+    /** Byte {@code k} (k = 0..7): bits 8 and up of the code of parameter {@code 8q + k} (zero with 8 planes or fewer). */
+    private long highCodes(final int q) {
+        if (planes <= BYTE_PLANES) {
+            return 0L;
+        }
+        final int w = q >>> 3;
+        final int s = (q & 7) << 3;
+        long codes = 0;
+        for (int p = BYTE_PLANES; p < planes; p++) {
+            codes |= BYTE_SPREAD[(int) (countPlanes[p][w] >>> s) & 0xFF] << (p - BYTE_PLANES);
+        }
+        return codes;
     }
 
     private void view(final DataBuffer buffer) {

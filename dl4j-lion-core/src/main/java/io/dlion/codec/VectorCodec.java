@@ -39,7 +39,7 @@ final class VectorCodec {
         /**
          * With 8 or 16 lanes, groups 2i and 2i + 1 lie in the same 32-bit half of a word, L bits apart: one lane
          * shifted right by its place holds both its parameters' bits (bits 0 and L), so their codes (below 2^8) are
-         * built together, in bits [0, L) and [L, 2L).
+         * built together, in bits [0, L) and [L, 2L), when they have at most L planes.
          */
         static final boolean PAIRED = FLOATS.length() == 8 || FLOATS.length() == 16;
         static final int PAIR_BITS = 1 | 1 << FLOATS.length();
@@ -120,7 +120,7 @@ final class VectorCodec {
     /**
      * {@code update[j] += (code(j) - offset) * alpha} for the whole words {@code [w0, w1)} of a FLOAT update whose
      * parameter 0 is at byte {@code base} of {@code bytes}, with the code's bit planes of {@code HostDeltaApplier.planeWords}
-     * ({@code x} receives a word's planes). With one plane, {@code delta0} and {@code delta1} are the two deltas.
+     * ({@code x} receives a word's planes, at least {@code planes} words). With one plane, {@code delta0} and {@code delta1} are the two deltas.
      */
     static void applyFloats(final ByteBuffer bytes, final int base, final int mode, final long[] sign, final long[] tie,
         final long[][] countPlanes, final int planes, final long[] x, final int w0, final int w1, final float delta0,
@@ -139,7 +139,7 @@ final class VectorCodec {
                     final FloatVector delta = d0.blend(d1, intMask(x[0], shift, g).cast(Lanes.FLOATS));
                     FloatVector.fromByteBuffer(Lanes.FLOATS, bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN).add(delta)
                         .intoByteBuffer(bytes, offsetBytes, ByteOrder.LITTLE_ENDIAN);
-                } else if (Lanes.PAIRED) {
+                } else if (Lanes.PAIRED && planes <= Lanes.FLOATS.length()) {
                     IntVector codes = zero;
                     for (int p = 0; p < planes; p++) {
                         codes = codes.or(IntVector.broadcast(Lanes.INTS, (int) (x[p] >>> shift)).lanewise(VectorOperators.LSHR, Lanes.FLOAT_PLACES[g])

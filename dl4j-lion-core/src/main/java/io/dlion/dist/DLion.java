@@ -5,6 +5,7 @@ import java.util.function.IntFunction;
 
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.parallelism.ParallelWrapper;
@@ -66,7 +67,7 @@ public final class DLion {
         }
 
         /**
-         * @param workers replicas, one thread each, 1..64.
+         * @param workers replicas, one thread each, 1 to {@link VoteAggregator#MAX_VOTERS}.
          * @return this for a fluent API.
          */
         public ParallelBuilder workers(final int workers) {
@@ -126,8 +127,8 @@ public final class DLion {
 
         /** @return a ParallelWrapper ready to {@code fit}. */
         public ParallelWrapper build() {
-            if (workers < 1 || workers > 64) {
-                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+            if (workers < 1 || workers > VoteAggregator.MAX_VOTERS) {
+                throw new IllegalArgumentException("workers must be in [1, " + VoteAggregator.MAX_VOTERS + "], got " + workers);
             }
             if (rule == null) {
                 throw new IllegalArgumentException("rule must not be null");

@@ -11,6 +11,7 @@ import io.dlion.vote.RoundResult;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 
 /**
  * The aggregation server and N workers' exchanges in one JVM: what the Aeron transport does over the
@@ -41,13 +42,13 @@ public final class InProcessVoteHub {
     private long openedAtNanos;
 
     /**
-     * @param workers             number of workers, 1..64.
+     * @param workers             number of workers, 1 to {@link VoteAggregator#MAX_VOTERS}.
      * @param rule                majority vote or averaging.
      * @param stragglerWaitMillis how long a round waits for missing votes once the first one arrived.
      */
     public InProcessVoteHub(final int workers, final VoteRule rule, final long stragglerWaitMillis) {
-        if (workers < 1 || workers > 64) {
-            throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+        if (workers < 1 || workers > VoteAggregator.MAX_VOTERS) {
+            throw new IllegalArgumentException("workers must be in [1, " + VoteAggregator.MAX_VOTERS + "], got " + workers);
         }
         if (stragglerWaitMillis <= 0) {
             throw new IllegalArgumentException("stragglerWaitMillis must be > 0, got " + stragglerWaitMillis);
@@ -124,12 +125,12 @@ public final class InProcessVoteHub {
             partialRounds.incrementAndGet();
         }
         final long[][] present = new long[votedCount][];
-        long mask = 0;
+        final VoterSet mask = new VoterSet(workers);
         int k = 0;
         for (int i = 0; i < workers; i++) {
             if (voted[i]) {
                 present[k++] = votes[i];
-                mask |= 1L << i;
+                mask.add(i);
             }
         }
         final int words = votes[0].length;

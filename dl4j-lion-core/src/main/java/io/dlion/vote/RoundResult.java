@@ -20,7 +20,7 @@ import java.util.Objects;
  * different chunks of one round (a worker dropped at the round deadline after some of its chunks were voted). Such a
  * result is split into segments: word ranges {@code [segmentStartWord(i), segmentEndWord(i))} in order, covering every
  * word, each with its own voter count {@link #segmentVoters(int)}. A result built with
- * {@link #average(long, long, int, long, long[][])} (and every MAJORITY result) has one segment, the whole vector, with
+ * {@link #average(long, long, int, VoterSet, long[][])} (and every MAJORITY result) has one segment, the whole vector, with
  * {@link #voters()} voters; {@link #averageSegments} merges neighbours with equal counts, so {@link #segmentCount()}
  * &gt; 1 means the counts really differ. {@link #voters()} is then the largest count (the count planes cover it;
  * a segment with fewer voters has zero high planes, and only its {@code planes(segmentVoters(i))} low planes are read).
@@ -30,7 +30,7 @@ public final class RoundResult {
     private final VoteRule rule;
     private final long paramCount;
     private final int voters;
-    private final long voterMask;
+    private final VoterSet voterSet;
     private final long[] sign;
     private final long[] tie;
     private final long[][] countPlanes;
@@ -39,7 +39,7 @@ public final class RoundResult {
     /** Voter count of every segment, or null for one segment. */
     private final int[] segmentVoters;
 
-    private RoundResult(final long round, final VoteRule rule, final long paramCount, final int voters, final long voterMask,
+    private RoundResult(final long round, final VoteRule rule, final long paramCount, final int voters, final VoterSet voterSet,
         final long[] sign, final long[] tie, final long[][] countPlanes, final int[] segmentStartWord, final int[] segmentVoters) {
         if (voters < 1) {
             throw new IllegalArgumentException("voters must be >= 1, got " + voters);
@@ -48,7 +48,7 @@ public final class RoundResult {
         this.rule = Objects.requireNonNull(rule, "rule");
         this.paramCount = paramCount;
         this.voters = voters;
-        this.voterMask = voterMask;
+        this.voterSet = Objects.requireNonNull(voterSet, "voterSet");
         this.sign = sign;
         this.tie = tie;
         this.countPlanes = countPlanes;
@@ -57,26 +57,26 @@ public final class RoundResult {
     }
 
     /** A majority-vote result; {@code tie} may be null for an odd number of voters. */
-    public static RoundResult majority(final long round, final long paramCount, final int voters, final long voterMask,
+    public static RoundResult majority(final long round, final long paramCount, final int voters, final VoterSet voterSet,
         final long[] sign, final long[] tie) {
-        return new RoundResult(round, VoteRule.MAJORITY, paramCount, voters, voterMask, Objects.requireNonNull(sign, "sign"), tie, null,
+        return new RoundResult(round, VoteRule.MAJORITY, paramCount, voters, voterSet, Objects.requireNonNull(sign, "sign"), tie, null,
             null, null);
     }
 
     /** An averaging result given as bit planes of the +1 count, with one voter count for every parameter. */
-    public static RoundResult average(final long round, final long paramCount, final int voters, final long voterMask,
+    public static RoundResult average(final long round, final long paramCount, final int voters, final VoterSet voterSet,
         final long[][] countPlanes) {
-        return new RoundResult(round, VoteRule.AVERAGE, paramCount, voters, voterMask, null, null,
+        return new RoundResult(round, VoteRule.AVERAGE, paramCount, voters, voterSet, null, null,
             Objects.requireNonNull(countPlanes, "countPlanes"), null, null);
     }
 
     /**
      * An averaging result whose word ranges (segments) counted different numbers of voters. Neighbouring segments with
-     * the same count are merged; when one segment remains this is {@link #average(long, long, int, long, long[][])}.
+     * the same count are merged; when one segment remains this is {@link #average(long, long, int, VoterSet, long[][])}.
      *
      * @param round            the round.
      * @param paramCount       parameters of the vector.
-     * @param voterMask        every worker whose vote was counted in at least one segment (the union).
+     * @param voterSet         every worker whose vote was counted in at least one segment (the union); not copied.
      * @param countPlanes      bit planes of the +1 count: at least {@code VoteAggregator.planes(max segmentVoters)}
      *                         arrays of {@code ceil(paramCount / 64)} words; not copied.
      * @param segmentStartWord first word of each segment: 0 first, strictly increasing, each below the word count;
@@ -85,7 +85,7 @@ public final class RoundResult {
      * @return the result; {@link #voters()} is the largest segment count.
      * @throws IllegalArgumentException when the segments are not as described or the planes do not cover the counts.
      */
-    public static RoundResult averageSegments(final long round, final long paramCount, final long voterMask, final long[][] countPlanes,
+    public static RoundResult averageSegments(final long round, final long paramCount, final VoterSet voterSet, final long[][] countPlanes,
         final int[] segmentStartWord, final int[] segmentVoters) {
         Objects.requireNonNull(countPlanes, "countPlanes");
         Objects.requireNonNull(segmentStartWord, "segmentStartWord");
@@ -123,9 +123,9 @@ public final class RoundResult {
             throw new IllegalArgumentException(countPlanes.length + " count planes cannot hold " + max + " voters");
         }
         if (segments == 1) {
-            return average(round, paramCount, max, voterMask, countPlanes);
+            return average(round, paramCount, max, voterSet, countPlanes);
         }
-        return new RoundResult(round, VoteRule.AVERAGE, paramCount, max, voterMask, null, null, countPlanes,
+        return new RoundResult(round, VoteRule.AVERAGE, paramCount, max, voterSet, null, null, countPlanes,
             Arrays.copyOf(starts, segments), Arrays.copyOf(counts, segments));
     }
 
@@ -150,11 +150,11 @@ public final class RoundResult {
     }
 
     /**
-     * @return bit i set when worker i (i &lt; 64) voted in this round; with several segments (or shards whose voters
-     *     differ) every worker counted in at least one of them.
+     * @return the workers that voted in this round; with several segments (or shards whose voters differ) every worker
+     *     counted in at least one of them. Not a copy: valid as long as the result.
      */
-    public long voterMask() {
-        return voterMask;
+    public VoterSet voterSet() {
+        return voterSet;
     }
 
     public long[] sign() {

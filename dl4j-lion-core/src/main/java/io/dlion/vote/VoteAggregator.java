@@ -26,11 +26,19 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class VoteAggregator {
 
-    /** Largest number of voters supported: counts must fit the 8 planes of the down-link encodings. */
-    public static final int MAX_VOTERS = 255;
+    /** Largest number of voters (and of a job's workers) supported: counts take up to {@value #MAX_PLANES} planes. */
+    public static final int MAX_VOTERS = 1024;
+
+    /** Count planes of {@link #MAX_VOTERS} voters, {@code ceil(log2(MAX_VOTERS + 1))}. */
+    public static final int MAX_PLANES = 11;
 
     private static final int BLOCK_WORDS = 1024;
-    private static final AtomicReferenceArray<AdderTree> TREES = new AtomicReferenceArray<>(MAX_VOTERS + 1);
+    /**
+     * Trees of the voter counts seen last, one slot per count modulo the slots: a tree of N voters holds O(N) steps, so a
+     * cache of every count up to N would grow with N^2 (a round's chunks see the job's N or a few fewer voters).
+     */
+    private static final int TREE_SLOTS = 16;
+    private static final AtomicReferenceArray<AdderTree> TREES = new AtomicReferenceArray<>(TREE_SLOTS);
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private VoteAggregator() {
@@ -171,10 +179,11 @@ public final class VoteAggregator {
     }
 
     private static AdderTree tree(final int voterCount) {
-        AdderTree tree = TREES.get(voterCount);
-        if (tree == null) {
+        final int slot = voterCount % TREE_SLOTS;
+        AdderTree tree = TREES.get(slot);
+        if (tree == null || tree.voters != voterCount) {
             tree = AdderTree.build(voterCount);
-            TREES.compareAndSet(voterCount, null, tree);
+            TREES.set(slot, tree);
         }
         return tree;
     }
@@ -214,8 +223,10 @@ public final class VoteAggregator {
         final int[] carry;
         final int[] planeOperand;
         final int registerCount;
+        final int voters;
 
-        private AdderTree(final int[][] steps, final int[] planeOperand, final int registerCount) {
+        private AdderTree(final int voters, final int[][] steps, final int[] planeOperand, final int registerCount) {
+            this.voters = voters;
             final int n = steps.length;
             this.kind = new int[n];
             this.a = new int[n];
@@ -282,7 +293,7 @@ public final class VoteAggregator {
                 }
                 planeOperand[level] = words.get(0);
             }
-            return new AdderTree(steps.toArray(new int[0][]), planeOperand, registers);
+            return new AdderTree(voters, steps.toArray(new int[0][]), planeOperand, registers);
         }
 
         private static void release(final List<Integer> free, final int operand) {

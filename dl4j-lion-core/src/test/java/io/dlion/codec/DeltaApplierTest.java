@@ -17,6 +17,7 @@ import org.nd4j.linalg.factory.Nd4j;
 
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoterSet;
 
 class DeltaApplierTest {
 
@@ -31,7 +32,7 @@ class DeltaApplierTest {
         }
     }
 
-    private static final int[] VOTERS = {1, 2, 3, 4, 5, 8, 9, 16, 33, 48, 64, 255};
+    private static final int[] VOTERS = {1, 2, 3, 4, 5, 8, 9, 16, 33, 48, 64, 65, 255, 256, 1024};
     private static final long[] LENGTHS = {1, 7, 8, 63, 64, 65, 1000};
 
     @ParameterizedTest
@@ -46,10 +47,10 @@ class DeltaApplierTest {
                     final long[] sign = new long[words];
                     final long[] tie = (voters & 1) == 0 ? new long[words] : null;
                     VoteAggregator.majority(votes, voters, 0, words, sign, tie);
-                    check(applier, type, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, 0, n);
+                    check(applier, type, RoundResult.majority(0, n, voters, VoterSet.all(voters), sign, tie), votes, random, 0, n);
                     final long[][] planes = new long[VoteAggregator.planes(voters)][words];
                     VoteAggregator.count(votes, voters, 0, words, planes);
-                    check(applier, type, RoundResult.average(0, n, voters, 0, planes), votes, random, 0, n);
+                    check(applier, type, RoundResult.average(0, n, voters, VoterSet.all(voters), planes), votes, random, 0, n);
                 }
             }
         }
@@ -71,8 +72,8 @@ class DeltaApplierTest {
                 final long[][] planes = new long[VoteAggregator.planes(voters)][words];
                 VoteAggregator.count(votes, voters, 0, words, planes);
                 for (final long[] range : ranges) {
-                    check(applier, type, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, range[0], range[1]);
-                    check(applier, type, RoundResult.average(0, n, voters, 0, planes), votes, random, range[0], range[1]);
+                    check(applier, type, RoundResult.majority(0, n, voters, VoterSet.all(voters), sign, tie), votes, random, range[0], range[1]);
+                    check(applier, type, RoundResult.average(0, n, voters, VoterSet.all(voters), planes), votes, random, range[0], range[1]);
                 }
             }
         }
@@ -89,7 +90,7 @@ class DeltaApplierTest {
         final long[] tie = new long[words];
         VoteAggregator.majority(votes, voters, 0, words, sign, tie);
         try (DeltaApplier applier = new DeltaApplier()) {
-            check(applier, Type.FLOAT, RoundResult.majority(0, n, voters, 0, sign, tie), votes, random, 17, n - 5);
+            check(applier, Type.FLOAT, RoundResult.majority(0, n, voters, VoterSet.all(voters), sign, tie), votes, random, 17, n - 5);
         }
     }
 
@@ -101,7 +102,7 @@ class DeltaApplierTest {
         TestBits.set(tie, 2, true);
         final INDArray update = Nd4j.create(DataType.DOUBLE, n);
         try (DeltaApplier applier = new DeltaApplier()) {
-            applier.addScaled(RoundResult.majority(0, n, 2, 3, sign, tie), update, 0, n, 0.5);
+            applier.addScaled(RoundResult.majority(0, n, 2, VoterSet.all(2), sign, tie), update, 0, n, 0.5);
         }
         final double[] expected = new double[(int) n];
         Arrays.fill(expected, 0.5);
@@ -116,7 +117,7 @@ class DeltaApplierTest {
         TestBits.set(sign, 99, true);
         final INDArray row = Nd4j.create(DataType.FLOAT, 1, n);
         try (DeltaApplier applier = new DeltaApplier()) {
-            final RoundResult result = RoundResult.majority(0, n, 1, 1, sign, null);
+            final RoundResult result = RoundResult.majority(0, n, 1, VoterSet.all(1), sign, null);
             applier.addScaled(result, row, 98, 100, 2.0);
             assertEquals(-2.0, row.getDouble(0, 98));
             assertEquals(2.0, row.getDouble(0, 99));
@@ -149,7 +150,7 @@ class DeltaApplierTest {
                 final int[] starts = segments[0];
                 final int[] counts = segments[1];
                 final long[][] votes = votes(random, Arrays.stream(counts).max().getAsInt(), n);
-                final RoundResult result = RoundResult.averageSegments(3, n, 0b1111111, naivePlanes(votes, n, starts, counts), starts, counts);
+                final RoundResult result = RoundResult.averageSegments(3, n, VoterSet.all(7), naivePlanes(votes, n, starts, counts), starts, counts);
                 assertEquals(starts.length, result.segmentCount());
                 for (final long[] range : ranges) {
                     checkSegments(applier, type, result, votes, starts, counts, random, range[0], range[1]);
@@ -165,7 +166,7 @@ class DeltaApplierTest {
         final int[] starts = {0, 100, DeltaApplier.CHUNK_WORDS - 3, DeltaApplier.CHUNK_WORDS + 5};
         final int[] counts = {3, 2, 3, 1};
         final long[][] votes = votes(random, 3, n);
-        final RoundResult result = RoundResult.averageSegments(0, n, 0b111, naivePlanes(votes, n, starts, counts), starts, counts);
+        final RoundResult result = RoundResult.averageSegments(0, n, VoterSet.all(3), naivePlanes(votes, n, starts, counts), starts, counts);
         try (DeltaApplier applier = new DeltaApplier()) {
             checkSegments(applier, Type.FLOAT, result, votes, starts, counts, random, 17, n - 5);
             checkSegments(applier, Type.DOUBLE, result, votes, starts, counts, random, 6399, (DeltaApplier.CHUNK_WORDS + 6) * 64L + 3);

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoterSet;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 
@@ -26,7 +27,7 @@ class DownlinkEncodingTest {
     private static final long[] LENGTHS = {0, 1, 7, 8, 63, 64, 65, 319, 320, 321, 100_000};
 
     static Stream<Integer> voterCounts() {
-        return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 64, 255));
+        return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 64, 65, 255, 256, 1024));
     }
 
     @ParameterizedTest
@@ -152,25 +153,25 @@ class DownlinkEncodingTest {
         for (int w = 0; w < sign.length; w++) {
             sign[w] &= ~tie[w];
         }
-        final RoundResult even = RoundResult.majority(4, n, 6, 0x3F, sign, tie);
+        final RoundResult even = RoundResult.majority(4, n, 6, VoterSet.all(6), sign, tie);
         final RoundResult evenBack = DownlinkEncoding.roundTrip(even);
         assertArrayEquals(sign, evenBack.sign());
         assertArrayEquals(tie, evenBack.tie());
         assertEquals(4, evenBack.round());
         assertEquals(6, evenBack.voters());
-        assertEquals(0x3F, evenBack.voterMask());
+        assertEquals(VoterSet.all(6), evenBack.voterSet());
         assertEquals((n + 4) / 5, DownlinkEncoding.encodedBytes(even));
-        final RoundResult odd = RoundResult.majority(4, n, 5, 0x1F, sign, null);
+        final RoundResult odd = RoundResult.majority(4, n, 5, VoterSet.all(5), sign, null);
         assertArrayEquals(sign, DownlinkEncoding.roundTrip(odd).sign());
         assertEquals((n + 7) / 8, DownlinkEncoding.encodedBytes(odd));
         final long[][] planes = {sign, tie, TestBits.random(random, n)};
-        final RoundResult average = RoundResult.average(4, n, 5, 0x1F, planes);
+        final RoundResult average = RoundResult.average(4, n, 5, VoterSet.all(5), planes);
         final RoundResult averageBack = DownlinkEncoding.roundTrip(average);
         for (int p = 0; p < 3; p++) {
             assertArrayEquals(planes[p], averageBack.countPlanes()[p]);
         }
         assertEquals(3 * ((n + 7) / 8), DownlinkEncoding.encodedBytes(average));
-        final RoundResult segmented = RoundResult.averageSegments(4, n, 0x1F, planes, new int[] {0, 7}, new int[] {5, 4});
+        final RoundResult segmented = RoundResult.averageSegments(4, n, VoterSet.all(5), planes, new int[] {0, 7}, new int[] {5, 4});
         final RoundResult segmentedBack = DownlinkEncoding.roundTrip(segmented);
         for (int p = 0; p < 3; p++) {
             assertArrayEquals(planes[p], segmentedBack.countPlanes()[p]);
@@ -180,7 +181,7 @@ class DownlinkEncodingTest {
         assertEquals(5, segmentedBack.segmentVoters(0));
         assertEquals(4, segmentedBack.segmentVoters(1));
         assertEquals(5, segmentedBack.voters());
-        assertEquals(0x1F, segmentedBack.voterMask());
+        assertEquals(VoterSet.all(5), segmentedBack.voterSet());
     }
 
     private static long roundTrip(final DownlinkEncoding encoding, final long[][] planes, final long n) {

@@ -13,6 +13,7 @@ import java.util.Random;
 
 import io.dlion.testing.TestBits;
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoterSet;
 import io.dlion.vote.VoteAggregator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -123,7 +124,7 @@ class HostKernelsTest {
         final Random random = new Random(47);
         final long n = 3 * 64 * 64 + 1003;
         final long[][] ranges = {{0, n}, {7, 71}, {1, n - 1}, {n - 3, n}};
-        for (final int voters : new int[] {1, 2, 3, 4, 8, 255}) {
+        for (final int voters : new int[] {1, 2, 3, 4, 8, 255, 256, 1024}) {
             final long[][] votes = new long[voters][];
             for (int v = 0; v < voters; v++) {
                 votes[v] = TestBits.random(random, n);
@@ -134,8 +135,8 @@ class HostKernelsTest {
             VoteAggregator.majority(votes, voters, 0, words, sign, tie);
             final long[][] planes = new long[VoteAggregator.planes(voters)][words];
             VoteAggregator.count(votes, voters, 0, words, planes);
-            for (final RoundResult result : new RoundResult[] {RoundResult.majority(0, n, voters, 0, sign, tie),
-                RoundResult.average(0, n, voters, 0, planes)}) {
+            for (final RoundResult result : new RoundResult[] {RoundResult.majority(0, n, voters, VoterSet.all(voters), sign, tie),
+                RoundResult.average(0, n, voters, VoterSet.all(voters), planes)}) {
                 for (final long[] range : ranges) {
                     checkAgainstDevice(type, result, random, range[0], range[1]);
                 }
@@ -155,7 +156,7 @@ class HostKernelsTest {
         }
         final long[][] planes = new long[4][TestBits.words(n)];
         VoteAggregator.count(votes, 9, 0, TestBits.words(n), planes);
-        final RoundResult result = RoundResult.averageSegments(0, n, 0x1FF, planes, starts, counts);
+        final RoundResult result = RoundResult.averageSegments(0, n, VoterSet.all(9), planes, starts, counts);
         for (final Type type : Type.values()) {
             checkAgainstDevice(type, result, random, 0, n);
             checkAgainstDevice(type, result, random, 6_399, 64_003);
@@ -167,7 +168,7 @@ class HostKernelsTest {
         final Random random = new Random(59);
         final long n = 1000;
         final long[] sign = TestBits.random(random, n);
-        final RoundResult result = RoundResult.majority(0, n, 1, 1, sign, null);
+        final RoundResult result = RoundResult.majority(0, n, 1, VoterSet.all(1), sign, null);
         final INDArray buffer = Nd4j.create(DataType.FLOAT, 1, n + 20).assign(5);
         final INDArray view = buffer.get(NDArrayIndex.point(0), NDArrayIndex.interval(7, 7 + n));
         for (final boolean vector : VECTOR) {
@@ -199,8 +200,8 @@ class HostKernelsTest {
         VoteAggregator.majority(votes, 8, 0, words, sign, tie);
         final long[][] planes = new long[4][words];
         VoteAggregator.count(votes, 8, 0, words, planes);
-        final RoundResult majority = RoundResult.majority(0, n, 8, 0xFF, sign, tie);
-        final RoundResult average = RoundResult.average(0, n, 8, 0xFF, planes);
+        final RoundResult majority = RoundResult.majority(0, n, 8, VoterSet.all(8), sign, tie);
+        final RoundResult average = RoundResult.average(0, n, 8, VoterSet.all(8), planes);
         final INDArray c = Nd4j.rand(DataType.FLOAT, n).subi(0.5);
         final INDArray update = Nd4j.create(DataType.FLOAT, n);
         final long[] dst = new long[words];

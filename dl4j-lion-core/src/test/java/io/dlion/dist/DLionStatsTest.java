@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoterSet;
 import io.dlion.testing.TestBits;
 
 /** Alignment and tie rate of AVERAGE results against a plain loop over the raw votes, with one and with several voter counts. */
@@ -49,7 +50,7 @@ class DLionStatsTest {
             sum += (TestBits.get(votes[0], j) ? 1 : -1) * delta;
             ties += 2 * k == voters ? 1 : 0;
         }
-        final RoundResult result = RoundResult.averageSegments(0, n, 0b1111, countPlanes, starts, counts);
+        final RoundResult result = RoundResult.averageSegments(0, n, VoterSet.all(4), countPlanes, starts, counts);
         final DLionStats stats = new DLionStats(0, new ExchangeCounters());
         stats.onRound(result, votes[0], 1);
         assertEquals(sum / n, stats.lastAlignment(), 1e-12, "alignment");

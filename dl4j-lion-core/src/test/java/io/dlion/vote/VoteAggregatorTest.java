@@ -20,7 +20,7 @@ class VoteAggregatorTest {
     private static final long[] LENGTHS = {0, 1, 7, 8, 63, 64, 65, 1000};
 
     static Stream<Integer> voterCounts() {
-        return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 64, 100, 255));
+        return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 63, 64, 65, 100, 128, 255, 256, 1024));
     }
 
     @ParameterizedTest
@@ -145,7 +145,7 @@ class VoteAggregatorTest {
     void shouldRejectBadArguments() {
         final long[][] votes = new long[2][2];
         assertThrows(IllegalArgumentException.class, () -> VoteAggregator.planes(0));
-        assertThrows(IllegalArgumentException.class, () -> VoteAggregator.planes(256));
+        assertThrows(IllegalArgumentException.class, () -> VoteAggregator.planes(VoteAggregator.MAX_VOTERS + 1));
         assertThrows(IllegalArgumentException.class, () -> VoteAggregator.majority(votes, 2, 0, 2, new long[2], null));
         assertThrows(IllegalArgumentException.class, () -> VoteAggregator.majority(votes, 3, 0, 2, new long[2], null));
         assertThrows(IllegalArgumentException.class, () -> VoteAggregator.majority(votes, 1, 0, 3, new long[3], null));
@@ -155,6 +155,8 @@ class VoteAggregatorTest {
         assertEquals(3, VoteAggregator.planes(4));
         assertEquals(7, VoteAggregator.planes(64));
         assertEquals(8, VoteAggregator.planes(255));
+        assertEquals(9, VoteAggregator.planes(256));
+        assertEquals(11, VoteAggregator.planes(1024));
     }
 
     private static long[][] randomVotes(final Random random, final int voters, final long n, final double pPlus) {

@@ -4,6 +4,7 @@ import java.util.SplittableRandom;
 
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -47,7 +48,10 @@ public final class NaiveVote {
     public static void assertMatches(final long[][] votes, final long params, final VoteRule rule, final RoundResult result) {
         final int n = votes.length;
         assertEquals(n, result.voters(), "voters");
-        assertEquals(n == 64 ? -1L : (1L << n) - 1, result.voterMask(), "voterMask");
+        for (int w = 0; w < n; w++) {
+            assertEquals(true, result.voterSet().contains(w), "voter " + w);
+        }
+        assertEquals(n, result.voterSet().count(), "voter count of the voter set");
         assertEquals(rule, result.rule(), "rule");
         if (rule == VoteRule.MAJORITY && (n & 1) == 1) {
             assertNull(result.tie(), "tie must be null for an odd number of voters");
@@ -74,7 +78,10 @@ public final class NaiveVote {
     public static RoundResult reference(final long round, final long[][] votes, final long params, final VoteRule rule) {
         final int n = votes.length;
         final int words = (int)((params + 63) >>> 6);
-        final long mask = n == 64 ? -1L : (1L << n) - 1;
+        final VoterSet mask = new VoterSet(n);
+        for (int w = 0; w < n; w++) {
+            mask.add(w);
+        }
         if (rule == VoteRule.MAJORITY) {
             final long[] sign = new long[words];
             final long[] tie = (n & 1) == 0 ? new long[words] : null;

@@ -34,12 +34,14 @@ public final class SyntheticVotes {
 
     /**
      * @param result of a round.
-     * @return a 64-bit FNV-1a digest over the voter mask, every result word (sign, tie or count planes) and, when an
+     * @return a 64-bit FNV-1a digest over the voter set's words, every result word (sign, tie or count planes) and, when an
      *     AVERAGE result has several segments, their start words and voter counts.
      */
     public static long digest(final RoundResult result) {
         long hash = 0xcbf29ce484222325L;
-        hash = mix(hash, result.voterMask());
+        for (int i = 0; i < result.voterSet().wordCount(); i++) {
+            hash = mix(hash, result.voterSet().word(i));
+        }
         if (result.sign() != null) {
             hash = mix(hash, result.sign());
         }

@@ -295,7 +295,7 @@ class AttackTest {
                     worker.submit(r, SyntheticVotes.vote(seed, r, id, PARAMS), PARAMS);
                     final RoundResult result = worker.await(r, 20_000);
                     out.add(SyntheticVotes.digest(result));
-                    kept.add(result.voterMask());
+                    kept.add(result.voterSet().word(0));
                 }
                 return out;
             }));

@@ -76,7 +76,7 @@ class AuthenticationTest {
             final long[] memberVote = SyntheticVotes.vote(1, 0, 0, PARAMS);
             member.submit(0, memberVote, PARAMS);
             final RoundResult applied = member.await(0, 10_000);
-            assertEquals(0b01L, applied.voterMask(), "only the member voted");
+            assertEquals(0b01L, applied.voterSet().word(0), "only the member voted");
             NaiveVote.assertMatches(new long[][] {memberVote}, PARAMS, VoteRule.MAJORITY, applied);
 
             final VoteExchange second = pool.submit(() -> job.exchange(1, 1)).get(10, TimeUnit.SECONDS);
@@ -90,7 +90,7 @@ class AuthenticationTest {
                 second.submit(1, SyntheticVotes.vote(1, 1, 1, PARAMS), PARAMS);
                 return second.await(1, 10_000);
             });
-            assertEquals(0b11L, a.get(10, TimeUnit.SECONDS).voterMask(), "a member with the secret votes");
+            assertEquals(0b11L, a.get(10, TimeUnit.SECONDS).voterSet().word(0), "a member with the secret votes");
             assertEquals(SyntheticVotes.digest(a.get()), SyntheticVotes.digest(b.get(10, TimeUnit.SECONDS)));
         }
     }

@@ -68,7 +68,7 @@ class AverageVoterCountsTest {
             assertEquals(counts[s], mixed.segmentVoters(s), "voters of segment " + s);
         }
         assertEquals(5, mixed.voters(), "the largest count");
-        assertEquals(0b11111L, mixed.voterMask(), "every worker counted somewhere");
+        assertEquals(0b11111L, mixed.voterSet().word(0), "every worker counted somewhere");
         assertEquals(3, mixed.countPlanes().length, "planes for 5 voters");
         checkDelta(mixed, raw, layout, masks);
 

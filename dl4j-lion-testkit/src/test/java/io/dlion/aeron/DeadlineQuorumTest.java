@@ -65,7 +65,7 @@ class DeadlineQuorumTest {
             final List<RoundResult> round1 = run(1, 0, 1);
             final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(waitedMs >= TIMEOUT_MS - 20, "round 1 waited for the deadline: " + waitedMs + " ms");
-            assertEquals(0b011L, round1.get(0).voterMask(), "worker 2 left out of round 1");
+            assertEquals(0b011L, round1.get(0).voterSet().word(0), "worker 2 left out of round 1");
             NaiveVote.assertMatches(votesOf(1, 0, 1), PARAMS, VoteRule.MAJORITY, round1.get(0));
             assertEquals(1, counters.workersDropped().get(), "worker 2 dropped after " + waitedMs + " ms");
             // a result is valid until its exchange's next submit: keep round 1's digest, not the result
@@ -75,7 +75,7 @@ class DeadlineQuorumTest {
             final List<RoundResult> round2 = run(2, 0, 1);
             final long round2Ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start2);
             assertTrue(round2Ms < 5 * TIMEOUT_MS, "round 2 does not wait for the dropped worker: " + round2Ms + " ms");
-            assertEquals(0b011L, round2.get(0).voterMask());
+            assertEquals(0b011L, round2.get(0).voterSet().word(0));
 
             final List<RoundResult> late = run(1, 2);
             assertEquals(round1Digest, SyntheticVotes.digest(late.get(0)), "the late worker applies round 1's Delta");
@@ -85,7 +85,7 @@ class DeadlineQuorumTest {
             final Future<RoundResult> early = submitAndAwait(3, 2);
             Await.awaitValue(counters.workersRejoined()::get, 1, "worker 2 rejoins with an on-time vote");
             final List<RoundResult> round3 = run(3, 0, 1);
-            assertEquals(0b111L, round3.get(0).voterMask(), "worker 2 votes again in round 3");
+            assertEquals(0b111L, round3.get(0).voterSet().word(0), "worker 2 votes again in round 3");
             NaiveVote.assertMatches(votesOf(3, 0, 1, 2), PARAMS, VoteRule.MAJORITY, round3.get(0));
             assertEquals(SyntheticVotes.digest(round3.get(0)), SyntheticVotes.digest(early.get(10, TimeUnit.SECONDS)));
         }
@@ -153,7 +153,7 @@ class DeadlineQuorumTest {
             }
             final double[] first = delta(round0.get(0));
             for (final RoundResult result : round0) {
-                assertEquals(0b111L, result.voterMask(), "every worker counted somewhere");
+                assertEquals(0b111L, result.voterSet().word(0), "every worker counted somewhere");
                 assertEquals(3, result.voters(), "the largest count");
                 assertEquals(2, result.segmentCount(), "3 voters, then 2");
                 assertEquals(sentChunks * chunkWords, result.segmentStartWord(1), "the count changes after worker 2's last chunk");
@@ -169,7 +169,7 @@ class DeadlineQuorumTest {
 
             final List<RoundResult> round1 = run(1, 0, 1);
             assertEquals(1, round1.get(0).segmentCount(), "round 1: worker 2 is not waited for, 2 voters throughout");
-            assertEquals(0b011L, round1.get(0).voterMask());
+            assertEquals(0b011L, round1.get(0).voterSet().word(0));
             NaiveVote.assertMatches(votesOf(1, 0, 1), PARAMS, VoteRule.AVERAGE, round1.get(0));
         }
     }
@@ -235,7 +235,7 @@ class DeadlineQuorumTest {
     private static List<Long> masks(final List<RoundResult> results) {
         final List<Long> masks = new ArrayList<>();
         for (final RoundResult result : results) {
-            masks.add(result.voterMask());
+            masks.add(result.voterSet().word(0));
         }
         return masks;
     }

@@ -48,7 +48,7 @@ class JoinQuorumTest {
             }
             final List<Future<Object>> round0 = run(exchanges, 0);
             for (final Future<Object> f : round0) {
-                assertEquals(0b111L, ((RoundResult) f.get(30, TimeUnit.SECONDS)).voterMask(), "round 0 has three voters");
+                assertEquals(0b111L, ((RoundResult) f.get(30, TimeUnit.SECONDS)).voterSet().word(0), "round 0 has three voters");
             }
             job.rejoin(2);
             final List<Future<Object>> round1 = run(exchanges.subList(0, 2), 1);

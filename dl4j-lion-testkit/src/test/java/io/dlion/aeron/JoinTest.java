@@ -139,7 +139,7 @@ class JoinTest {
             assertTrue(lagging.getMessage().contains("rejoin"), lagging.getMessage());
             final RoundResult r0 = (RoundResult) running.get(0).get(30, TimeUnit.SECONDS);
             final RoundResult r1 = (RoundResult) running.get(1).get(30, TimeUnit.SECONDS);
-            assertEquals(0b011L, r0.voterMask(), "round 5 counts the two workers that are up to date");
+            assertEquals(0b011L, r0.voterSet().word(0), "round 5 counts the two workers that are up to date");
             NaiveVote.assertMatches(new long[][] {SyntheticVotes.vote(5, 5, 0, PARAMS), SyntheticVotes.vote(5, 5, 1, PARAMS)}, PARAMS,
                 VoteRule.MAJORITY, r0);
             assertEquals(SyntheticVotes.digest(r0), SyntheticVotes.digest(r1));
@@ -173,14 +173,14 @@ class JoinTest {
                 final long[] vote = SyntheticVotes.vote(5, r, exchange.workerId(), PARAMS);
                 exchange.submit(r, vote, PARAMS);
                 final RoundResult result = exchange.await(r, 20_000);
-                final long[][] votes = new long[Long.bitCount(result.voterMask())][];
+                final long[][] votes = new long[Long.bitCount(result.voterSet().word(0))][];
                 int k = 0;
-                for (long m = result.voterMask(); m != 0; m &= m - 1) {
+                for (long m = result.voterSet().word(0); m != 0; m &= m - 1) {
                     votes[k++] = SyntheticVotes.vote(5, r, Long.numberOfTrailingZeros(m), PARAMS);
                 }
                 NaiveVote.assertMatches(votes, PARAMS, VoteRule.MAJORITY, result);
                 digests[(int) r] = SyntheticVotes.digest(result);
-                masks[(int) r] = result.voterMask();
+                masks[(int) r] = result.voterSet().word(0);
                 state = state * 31 + digests[(int) r];
             }
         }

@@ -140,7 +140,7 @@ public class ClientAllocationBenchmark {
         final long r = round++;
         released.set(r);
         exchanges[0].submit(r, votes[0], params);
-        final long mask = exchanges[0].await(r, ROUND_TIMEOUT_MS).voterMask();
+        final long mask = exchanges[0].await(r, ROUND_TIMEOUT_MS).voterSet().word(0);
         idle.reset();
         for (int w = 1; w < workers; w++) {
             while (finished.get(w) != r) {

@@ -11,6 +11,7 @@ import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.KernelThreads;
 import io.dlion.codec.SignPacker;
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoterSet;
 import io.dlion.vote.VoteAggregator;
 
 /**
@@ -45,10 +46,10 @@ public final class CodecRatios {
         }
         final long[] sign = new long[words];
         VoteAggregator.majority(votes, 7, 0, words, sign, null);
-        final RoundResult majority = RoundResult.majority(0, words * 64L, 7, 0x7F, sign, null);
+        final RoundResult majority = RoundResult.majority(0, words * 64L, 7, VoterSet.all(7), sign, null);
         final long[][] planes = new long[VoteAggregator.planes(8)][words];
         VoteAggregator.count(votes, 8, 0, words, planes);
-        final RoundResult average = RoundResult.average(0, words * 64L, 8, 0xFF, planes);
+        final RoundResult average = RoundResult.average(0, words * 64L, 8, VoterSet.all(8), planes);
         final long[] dst = new long[words];
         final double[][] ms = new double[4][measured];
         try (SignPacker packer = new SignPacker(n, DataType.FLOAT); DeltaApplier applier = new DeltaApplier()) {

@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.dlion.codec.DeltaApplier;
 import io.dlion.codec.SignPacker;
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoterSet;
 import io.dlion.vote.VoteAggregator;
 
 /**
@@ -69,10 +70,10 @@ public class SignCodecBenchmark {
         }
         final long[] sign = new long[words.length];
         VoteAggregator.majority(votes, 7, 0, words.length, sign, null);
-        majority = RoundResult.majority(0, params, 7, 0x7F, sign, null);
+        majority = RoundResult.majority(0, params, 7, VoterSet.all(7), sign, null);
         final long[][] planes = new long[VoteAggregator.planes(8)][words.length];
         VoteAggregator.count(votes, 8, 0, words.length, planes);
-        average = RoundResult.average(0, params, 8, 0xFF, planes);
+        average = RoundResult.average(0, params, 8, VoterSet.all(8), planes);
     }
 
     private static long lastMask(final long n) {

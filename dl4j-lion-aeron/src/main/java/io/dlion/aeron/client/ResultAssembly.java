@@ -7,6 +7,7 @@ import io.dlion.codec.DownlinkEncoding;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 
 /**
  * Turns the result chunks of every shard into the round's {@link RoundResult}, in buffers allocated once: a round in
@@ -48,6 +49,8 @@ final class ResultAssembly {
     /** Per shard: AND and OR of the voter masks of the round's chunks so far. */
     private final long[] maskAll;
     private final long[] maskAny;
+    /** The voters of the completed round, reused round after round (the job's workers fit the wire's one-word mask). */
+    private final VoterSet resultVoters;
     /** Per shard, AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
     private final int[][] runStart;
     private final int[][] runVoters;
@@ -83,6 +86,7 @@ final class ResultAssembly {
                 planeViews[c] = Arrays.copyOf(planes, c);
             }
         }
+        this.resultVoters = new VoterSet(workers);
         this.maskAll = new long[shards];
         this.maskAny = new long[shards];
         this.runStart = new int[shards][2];
@@ -185,16 +189,16 @@ final class ResultAssembly {
         if (rule == VoteRule.MAJORITY) {
             final long mask = all != 0 ? all : any;
             final int voters = Long.bitCount(mask);
-            return RoundResult.majority(round, paramCount, voters, mask, sign, ternary || (voters & 1) == 0 ? tieWords() : null);
+            return RoundResult.majority(round, paramCount, voters, resultVoters.word(0, mask), sign, ternary || (voters & 1) == 0 ? tieWords() : null);
         }
-        return averageResult(round, any);
+        return averageResult(round, resultVoters.word(0, any));
     }
 
     /**
      * The AVERAGE result of a complete round: one voter count, or segments where the chunks' counts differ (the shards'
      * runs of equal counts, in word order).
      */
-    private RoundResult averageResult(final long round, final long mask) {
+    private RoundResult averageResult(final long round, final VoterSet mask) {
         int segments = 0;
         int max = 0;
         boolean one = true;

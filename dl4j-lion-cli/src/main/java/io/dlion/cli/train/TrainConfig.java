@@ -3,6 +3,7 @@ package io.dlion.cli.train;
 import java.nio.file.Path;
 
 import io.dlion.testkit.HostileExchange;
+import io.dlion.vote.VoteAggregator;
 
 /** The options of one training run, validated once; every error names its command-line option. */
 public final class TrainConfig {
@@ -56,8 +57,15 @@ public final class TrainConfig {
         return sharing == Sharing.NONE ? batch : batch / workers;
     }
 
+    /** Most workers of a job over Aeron: its frames carry the voters as one 64-bit mask. */
+    static final int AERON_MAX_WORKERS = Long.SIZE;
+
     TrainConfig validate() {
-        require(workers >= 1 && workers <= 64, "--workers must be in [1, 64], got " + workers);
+        require(workers >= 1 && workers <= VoteAggregator.MAX_VOTERS, "--workers must be in [1, " + VoteAggregator.MAX_VOTERS + "], got "
+            + workers);
+        require(workers <= AERON_MAX_WORKERS || transport == Transport.INPROC || sharing == Sharing.NONE, "--workers above "
+            + AERON_MAX_WORKERS + " needs --transport inproc (the Aeron transport's voter mask holds " + AERON_MAX_WORKERS
+            + " workers), got " + workers);
         require(epochs >= 1, "--epochs must be >= 1, got " + epochs);
         require(batch >= 1, "--batch must be >= 1, got " + batch);
         require(Double.isNaN(lr) || (lr > 0 && Double.isFinite(lr)), "--lr must be > 0, got " + lr);
