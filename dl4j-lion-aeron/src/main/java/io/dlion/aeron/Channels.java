@@ -117,25 +117,24 @@ public final class Channels {
     /**
      * @param host    the server's address.
      * @param port    the server's vote port.
-     * @param workers the workers that vote into the server's link, at least 1.
+     * @param streams the streams of the job that share the busiest link, at least 1: the workers in the star
+     *                ({@link Topology#linkStreams(int)}).
      * @return the channel workers publish votes on and the server subscribes to.
      */
-    public static String udpVotes(final String host, final int port, final int workers) {
-        return "aeron:udp?endpoint=" + host + ':' + port + "|mtu=" + MTU + "|term-length=" + termLength(workers) + receiver(workers);
+    public static String udpVotes(final String host, final int port, final int streams) {
+        return "aeron:udp?endpoint=" + host + ':' + port + "|mtu=" + MTU + "|term-length=" + termLength(streams) + receiver(streams);
     }
 
     /**
      * @param host    the server's address.
      * @param port    the port the server sends results from (its workers' status messages come back to it).
-     * @param workers the number of workers of the job, at least 1.
+     * @param streams the streams of the job that share the busiest link, at least 1: the workers in the star
+     *                ({@link Topology#linkStreams(int)}).
      * @return the server's result publication: multi-destination-cast with manual control.
      */
-    public static String udpResultsPublication(final String host, final int port, final int workers) {
-        if (workers < 1) {
-            throw new IllegalArgumentException("workers must be >= 1, got " + workers);
-        }
+    public static String udpResultsPublication(final String host, final int port, final int streams) {
         return "aeron:udp?control=" + host + ':' + port + "|control-mode=manual|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
-            + "|term-length=" + termLength(workers) + "|so-sndbuf=" + Configuration.linkWindow();
+            + "|term-length=" + termLength(streams) + "|so-sndbuf=" + Configuration.linkWindow();
     }
 
     /**
@@ -170,12 +169,13 @@ public final class Channels {
 
     /**
      * @param localHost the worker's address the results arrive on (one the server can reach).
-     * @param workers   the workers of the job: the result leaves the server's link once for each of them.
+     * @param streams   the streams of the job that share the busiest link, at least 1: the workers in the star, where the
+     *                  result leaves the server's link once for each ({@link Topology#linkStreams(int)}).
      * @return a worker's subscription to its server's results, on an ephemeral port of that address: the worker's HELLO
      *     tells the server the port the subscription resolved to.
      */
-    public static String udpResultsSubscription(final String localHost, final int workers) {
-        return "aeron:udp?endpoint=" + localHost + ":0" + receiver(workers);
+    public static String udpResultsSubscription(final String localHost, final int streams) {
+        return "aeron:udp?endpoint=" + localHost + ":0" + receiver(streams);
     }
 
     /**
@@ -184,11 +184,11 @@ public final class Channels {
      * endpoint, on every stream of its result channel, once the worker's HELLO named it.
      *
      * @param localHost the worker's address the results arrive on (one the server can reach).
-     * @param workers   the workers of the job: the result leaves the server's link once for each of them.
+     * @param streams   the streams of the job that share the busiest link ({@link #udpResultsSubscription(String, int)}).
      * @param tag       unique among the channels of the media driver, e.g. {@code aeron.nextCorrelationId()}.
      * @return a worker's result subscription channel; use the identical string for every subscription on that endpoint.
      */
-    public static String udpResultsSubscription(final String localHost, final int workers, final long tag) {
-        return udpResultsSubscription(localHost, workers) + "|tags=" + tag;
+    public static String udpResultsSubscription(final String localHost, final int streams, final long tag) {
+        return udpResultsSubscription(localHost, streams) + "|tags=" + tag;
     }
 }

@@ -174,6 +174,7 @@ public final class GarbageCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine, "--status-interval must be >= 0, got " + statusInterval);
         }
         try {
+            transport.requireStar("garbage");
             transport.voteChannel(workers);
             return new GarbageFrames.Context().jobId(job).workers(workers).paramCount(params).chunkWords(transport.chunkWords).seed(seed)
                 .conclude();

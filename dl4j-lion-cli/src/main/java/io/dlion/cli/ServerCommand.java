@@ -101,6 +101,7 @@ public final class ServerCommand implements Callable<Integer> {
             from = Long.parseLong(parts[0]);
             to = Long.parseLong(parts[1]);
         }
+        transport.requireStar("server");
         final byte[] secret = transport.secret("server");
         final boolean frameMac = transport.frameMac(secret);
         // SIGTERM / Ctrl-C: the hook releases the main thread and holds the JVM until the driver is closed, so that

@@ -165,6 +165,19 @@ final class TransportOptions {
         return Topology.sharded(hosts, port);
     }
 
+    /**
+     * For the commands that talk to one server ({@code server}, {@code garbage}): the sharded topology has no server
+     * process, so {@code --topology sharded} there is a mistake, refused naming it.
+     *
+     * @param command the command's name, for the message.
+     */
+    void requireStar(final String command) {
+        if (!Topology.STAR.equals(Topology.checkName(topology)) || hosts != null) {
+            throw new IllegalArgumentException("./dlion " + command + " takes --topology star only: in a sharded job every worker serves"
+                + " its slice itself (./dlion vote-worker --topology sharded --hosts ...)");
+        }
+    }
+
     private String[] udpParts() {
         final String[] parts = udp.split(":");
         if (parts.length != 3) {

@@ -31,6 +31,16 @@ class TopologyOptionsTest {
     }
 
     @Test
+    void shouldRefuseTheShardedTopologyOnTheServer() {
+        final StringWriter err = new StringWriter();
+        final CommandLine cli = DLionCli.commandLine();
+        cli.setErr(new PrintWriter(err, true));
+        assertEquals(2, cli.execute("server", "--job", "1", "--workers", "3", "--params", "1000", "--insecure", "--topology", "sharded",
+            "--hosts", "127.0.0.1,127.0.0.1,127.0.0.1"), err.toString());
+        assertTrue(err.toString().contains("--topology star only"), err.toString());
+    }
+
+    @Test
     void shouldRefuseMoreSlicesThanChunks() {
         assertRefused("chunks", "--topology", "sharded", "--hosts", "127.0.0.1,127.0.0.1,127.0.0.1", "--params", "100");
     }

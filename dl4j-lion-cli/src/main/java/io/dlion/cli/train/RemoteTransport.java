@@ -119,6 +119,8 @@ public final class RemoteTransport implements VoteTransport {
 
     @Override
     public void close() {
+        // what the media driver put on the network beyond the exchange's count: retransmissions and NAKs
+        System.out.println("worker " + (exchange == null ? "-" : String.valueOf(exchange.workerId())) + " driver " + runtime.traffic());
         if (exchange != null) {
             exchange.close();
         }
