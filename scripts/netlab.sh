@@ -174,7 +174,7 @@ if [ -n "$GLOO" ]; then
 elif [ "$TOPOLOGY" = sharded ]; then
     ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$NETWORK.$((10 + i))"; done)
     for i in $(seq 0 $((WORKERS - 1))); do
-        ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --port 40123 --local-host "$NETWORK.$((10 + i))" \
+        ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --local-host "$NETWORK.$((10 + i))" \
             --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" \
             "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
         PIDS+=($!)

@@ -199,12 +199,31 @@ public final class Topology {
      * @return one endpoint per slice.
      */
     public List<ShardEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost) {
+        return endpoints(paramCount, chunkWords, workers, localHost, -1);
+    }
+
+    /**
+     * The same endpoints, with slice 0's result subscription tagged so that a second subscription of this process (a
+     * network hand-over, relayed by slice 0's server) shares its endpoint ({@link Channels#udpResultsSubscription(String,
+     * int, long)}).
+     *
+     * @param paramCount parameters of the job.
+     * @param chunkWords 64-parameter words per chunk, as the servers'.
+     * @param workers    the workers of the job.
+     * @param localHost  this worker's address the results arrive on.
+     * @param tag        the tag of slice 0's result channel, unique in the media driver; -1 for none.
+     * @return one endpoint per slice.
+     */
+    public List<ShardEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost,
+        final long tag) {
         final long[] bounds = sliceBounds(paramCount, slices(), chunkWords);
+        final int streams = linkStreams(workers);
         final List<ShardEndpoint> endpoints = new ArrayList<>(slices());
         for (int s = 0; s < slices(); s++) {
             endpoints.add(new ShardEndpoint(s, bounds[s], s == slices() - 1 ? -1 : bounds[s + 1],
-                Channels.udpVotes(hosts.get(s), votePorts[s], linkStreams(workers)), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(localHost, linkStreams(workers)), Configuration.RESULT_STREAM_ID_DEFAULT));
+                Channels.udpVotes(hosts.get(s), votePorts[s], streams), Configuration.VOTE_STREAM_ID_DEFAULT,
+                s == 0 && tag >= 0 ? Channels.udpResultsSubscription(localHost, streams, tag) : Channels.udpResultsSubscription(localHost, streams),
+                Configuration.RESULT_STREAM_ID_DEFAULT));
         }
         return endpoints;
     }

@@ -30,14 +30,16 @@ final class InProcessServer implements AutoCloseable {
     private final AgentRunner runner;
 
     /**
-     * The star's server in the worker of rank 0, on a runtime of its own that the worker's transport shares.
+     * The server of a training worker's slice (the star's in rank 0; slice r in rank r of a sharded job), on a runtime of
+     * its own that the worker's transport shares.
      *
-     * @param s              the worker's settings: job, workers, parameters, rule, ports, secret, driver.
+     * @param s              the worker's settings: job, workers, parameters, rule, topology, secret, driver.
+     * @param slice          the slice this worker serves.
      * @param roundTimeoutMs the round deadline.
      * @param minVoters      the quorum, 0 for a majority.
      */
-    InProcessServer(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
-        this(RemoteTransport.runtime(s), true, Topology.star("0.0.0.0", s.votePort(), s.controlPort()), 0, new AggregationServer.Context()
+    InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters) {
+        this(RemoteTransport.runtime(s), true, s.topology(), slice, new AggregationServer.Context()
             .jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
     }

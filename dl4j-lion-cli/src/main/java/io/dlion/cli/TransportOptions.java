@@ -26,8 +26,8 @@ final class TransportOptions {
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "With --topology sharded: every worker's address, by rank.")
     java.util.List<String> hosts;
 
-    @Option(names = "--port", defaultValue = "40123", description = "With --topology sharded: vote port of slice 0; slice r votes on"
-        + " PORT + 2r and controls its results from PORT + 2r + 1 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--vote-port", defaultValue = "40123", description = "With --topology sharded: vote port of slice 0; slice r votes on"
+        + " VOTE_PORT + 2r and controls its results from VOTE_PORT + 2r + 1 (default: ${DEFAULT-VALUE}).")
     int port;
 
     @Option(names = "--local-host", defaultValue = "127.0.0.1", description = "Worker address results arrive on (UDP; default: ${DEFAULT-VALUE}).")
@@ -156,7 +156,7 @@ final class TransportOptions {
             return null;
         }
         if (udp != null || voteChannel != null || resultChannel != null) {
-            throw new IllegalArgumentException("--topology sharded takes --hosts and --port, not --udp, --vote-channel or --result-channel");
+            throw new IllegalArgumentException("--topology sharded takes --hosts and --vote-port, not --udp, --vote-channel or --result-channel");
         }
         if (hosts == null || hosts.size() != workers) {
             throw new IllegalArgumentException("--topology sharded needs --hosts with one address per worker (" + workers + "), got "

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Recovery;
@@ -44,8 +45,17 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
     String serverFlag;
 
-    @Option(names = "--vote-port", description = "server vote port (default: MASTER_PORT, else 40123)")
+    @Option(names = "--vote-port", description = "server vote port (default: MASTER_PORT, else 40123); with --topology sharded the vote"
+        + " port of slice 0: slice r votes on VOTE_PORT + 2r and controls its results from VOTE_PORT + 2r + 1")
     Integer votePortFlag;
+
+    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--server, or rank 0's with"
+        + " --with-server); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts"
+        + " (default: ${DEFAULT-VALUE})")
+    String topologyName;
+
+    @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank")
+    List<String> hosts;
 
     @Option(names = "--control-port", description = "server result control port (default: the vote port + 1)")
     Integer controlPortFlag;
@@ -70,9 +80,7 @@ public final class WorkerCommand implements Callable<Integer> {
     /** The environment the scheduler set; a test gives its own. */
     Map<String, String> env = System.getenv();
 
-    private String server;
-    private int votePort;
-    private int controlPort;
+    private Topology topology;
     private String localHost;
     private int workerId;
     private int workers;
@@ -155,8 +163,9 @@ public final class WorkerCommand implements Callable<Integer> {
         if (!(lossRate >= 0 && lossRate < 1)) {
             throw new IllegalArgumentException("--loss-rate must be in [0, 1), got " + lossRate);
         }
-        if (!withServer && (roundTimeoutMs != null || minVoters != null)) {
-            throw new IllegalArgumentException("--round-timeout-ms and --min-voters are the in-process server's: they need --with-server");
+        if (!withServer && !sharded() && (roundTimeoutMs != null || minVoters != null)) {
+            throw new IllegalArgumentException("--round-timeout-ms and --min-voters are the in-process server's: they need --with-server"
+                + " or --topology sharded");
         }
         if (roundTimeoutMs != null && roundTimeoutMs < 1) {
             throw new IllegalArgumentException("--round-timeout-ms must be >= 1, got " + roundTimeoutMs);
@@ -171,9 +180,14 @@ public final class WorkerCommand implements Callable<Integer> {
         secret = JobSecret.forUdp(secretFile, insecure, "worker");
         JobSecret.checkFrameMac(frameMac, secret);
         final Sharing s = sharing();
-        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer || frameMac)) {
+        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer || frameMac
+            || sharded())) {
             throw new IllegalArgumentException("--sharing " + s.cliName() + " (the dense baseline) supports none of --sync-dir, --rejoin,"
-                + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac");
+                + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac, --topology sharded");
+        }
+        if (sharded() && (rejoin || resume || withServer)) {
+            throw new IllegalArgumentException("--topology sharded supports none of --rejoin, --resume, --with-server yet: a worker that dies"
+                + " takes its slice with it");
         }
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
             opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
@@ -199,15 +213,33 @@ public final class WorkerCommand implements Callable<Integer> {
         final Placement placement = Placement.fromEnvironment(env);
         workers = placement.workersOr(workersFlag);
         workerId = placement.rankOr(workerIdFlag);
-        server = placement.serverHostOr(serverFlag);
-        votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
-        controlPort = controlPortFlag != null ? controlPortFlag : votePort + 1;
-        localHost = localHostFlag != null ? localHostFlag : routeTo(server, votePort);
+        final int votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
+        if (Topology.SHARDED.equals(Topology.checkName(topologyName))) {
+            if (serverFlag != null || controlPortFlag != null) {
+                throw new IllegalArgumentException("--topology sharded has no server: --server and --control-port do not apply");
+            }
+            if (hosts == null || hosts.size() != workers) {
+                throw new IllegalArgumentException("--topology sharded needs --hosts with one address per worker (" + workers + "), got "
+                    + (hosts == null ? "none" : hosts.size() + ": " + hosts));
+            }
+            topology = Topology.sharded(hosts, votePort);
+            localHost = localHostFlag != null ? localHostFlag : hosts.get(workerId);
+        } else {
+            if (hosts != null) {
+                throw new IllegalArgumentException("--hosts is for --topology sharded");
+            }
+            final String server = placement.serverHostOr(serverFlag);
+            topology = Topology.star(server, votePort, controlPortFlag != null ? controlPortFlag : votePort + 1);
+            localHost = localHostFlag != null ? localHostFlag : routeTo(server, votePort);
+        }
         localRank = placement.localRank();
         if (!placement.sources().isEmpty()) {
-            System.out.println("worker " + workerId + " of " + workers + ", server " + server + ":" + votePort + " (scheduler variables: "
-                + placement.sources() + ")");
+            System.out.println("worker " + workerId + " of " + workers + ", " + topology + " (scheduler variables: " + placement.sources() + ")");
         }
+    }
+
+    private boolean sharded() {
+        return topology != null && Topology.SHARDED.equals(topology.name());
     }
 
     /** @return this host's address on the route to the server (a UDP socket's local address once connected; nothing is sent). */
@@ -271,14 +303,13 @@ public final class WorkerCommand implements Callable<Integer> {
                 + " hand-overs of an earlier start of job " + job + " without a run id cannot be told apart from this one's");
         }
         final boolean network = syncDir == null;
-        final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, server, votePort, controlPort,
-            localHost, aeronDir, secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
+        final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir, secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
         if (sharing().isDense()) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings));
             return 0;
         }
-        if (withServer && workerId == 0) {
-            try (InProcessServer hosted = new InProcessServer(settings, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
+        if ((withServer && workerId == 0) || sharded()) {
+            try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
                 minVoters == null ? 0 : minVoters)) {
                 train(trainer, config, settings, recovery, hosted.runtime());
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
@@ -301,9 +332,7 @@ public final class WorkerCommand implements Callable<Integer> {
             // this worker lost a round's result (a server restart while it was one round behind, or results it missed):
             // take a live worker's parameters and go on
             System.out.println(lost.getMessage() + "; rejoining");
-            final RemoteTransport.Settings s = settings;
-            final RemoteTransport.Settings again = new RemoteTransport.Settings(s.job(), s.workers(), s.params(), s.rule(), s.server(),
-                s.votePort(), s.controlPort(), s.localHost(), s.aeronDir(), s.secret(), s.frameMac(), s.lossRate(), 0, true, s.run(), s.network());
+            final RemoteTransport.Settings again = settings.rejoining();
             new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again, shared),
                 new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
         }

@@ -133,6 +133,48 @@ class ClusterCommandsTest {
         assertSameParameters(workers);
     }
 
+    /**
+     * docs/cluster.md's sharded command line: every worker serves a slice, no server; the workers end with the parameters
+     * the same job ends with in the star (the --with-server command line), bit for bit.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void shouldTrainTheStarsParametersWhenEveryWorkerServesASlice() throws Exception {
+        final String star = line(block("bash", "--with-server"), "./dlion worker");
+        final String sharded = block("bash", "--topology sharded").replace("\\\n", " ");
+        final int starPort = TestPorts.freeUdpPort();
+        final Map<String, String> starEnv = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "" + starPort);
+        final List<Process> starWorkers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(starEnv);
+            task.put("RANK", "" + i);
+            starWorkers.add(start(with(command(star.replace("$RANK", "star-" + i)), SMALL), task));
+        }
+        final String starHash = hash(assertSameParameters(starWorkers).get(0));
+
+        final int base = TestPorts.freeUdpPorts(2 * WORKERS);
+        final Map<String, String> env = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_PORT", "" + base);
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(env);
+            task.put("RANK", "" + i);
+            final String l = line(sharded, "./dlion worker").replace("$RANK", "sharded-" + i)
+                .replaceAll("--hosts \\S+", "--hosts " + String.join(",", java.util.Collections.nCopies(WORKERS, "127.0.0.1")));
+            workers.add(start(with(command(l), SMALL), task));
+        }
+        final List<String> outputs = assertSameParameters(workers);
+        assertEquals(starHash, hash(outputs.get(0)), "the sharded job ends with the star's parameters");
+        for (int i = 0; i < WORKERS; i++) {
+            assertTrue(outputs.get(i).contains("worker " + i + " serves slice " + i + " of " + WORKERS), outputs.get(i));
+        }
+    }
+
+    private static String hash(final String output) {
+        final Matcher m = HASH.matcher(output);
+        assertTrue(m.find(), output);
+        return m.group(2);
+    }
+
     private static List<String> assertSameParameters(final List<Process> workers) throws Exception {
         final Set<String> hashes = new LinkedHashSet<>();
         final List<String> outputs = new ArrayList<>();

@@ -99,7 +99,7 @@ public final class DenseTransport implements AutoCloseable {
         return new DenseTransport(runtime, null, null, new AeronMeanExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret())
-            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort(), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
+            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.topology().host(0), s.topology().votePort(0), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
                 Channels.udpResultsSubscription(s.localHost(), s.workers()), Configuration.RESULT_STREAM_ID_DEFAULT)));
     }
 

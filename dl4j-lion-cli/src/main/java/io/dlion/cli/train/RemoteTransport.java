@@ -1,12 +1,10 @@
 package io.dlion.cli.train;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.dist.JobRun;
@@ -16,9 +14,10 @@ import io.dlion.job.HandOver;
 import io.dlion.vote.VoteRule;
 
 /**
- * A worker process's link to an aggregation server on another host: its own embedded media driver, votes to
- * {@code server:votePort} by UDP unicast, results from the server's multi-destination-cast publication
- * (control {@code server:controlPort}) received on {@code localHost}.
+ * A worker process's link to the job's aggregation servers: its own embedded media driver, each slice's votes by UDP
+ * unicast to the slice's server, results from that server's multi-destination-cast publication received on
+ * {@code localHost}. Who serves which slice is the settings' {@link Topology}: one server on another host (the star), or
+ * every worker serving one slice (sharded).
  */
 public final class RemoteTransport implements VoteTransport {
     private final AeronRuntime runtime;
@@ -35,9 +34,7 @@ public final class RemoteTransport implements VoteTransport {
      * @param workers     workers of the job.
      * @param params      parameters of the model (the server's --params).
      * @param rule        the server's rule.
-     * @param server      server host.
-     * @param votePort    server's vote port.
-     * @param controlPort server's result control port.
+     * @param topology    who serves which slice, and where.
      * @param localHost   this host's address the results arrive on.
      * @param aeronDir    a standalone driver's directory, or null for an embedded driver.
      * @param secret      the job's shared secret, or null when the server has none.
@@ -49,8 +46,13 @@ public final class RemoteTransport implements VoteTransport {
      * @param network     true: hand-overs go over Aeron, relayed by the server ({@link AeronHandOver}); false: none here
      *                    (a shared directory instead).
      */
-    public record Settings(int job, int workers, long params, VoteRule rule, String server, int votePort, int controlPort, String localHost,
+    public record Settings(int job, int workers, long params, VoteRule rule, Topology topology, String localHost,
         String aeronDir, byte[] secret, boolean frameMac, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
+
+        /** @return the same settings for a worker that rejoins the running job (from round 0, waiting for a donor). */
+        public Settings rejoining() {
+            return new Settings(job, workers, params, rule, topology, localHost, aeronDir, secret, frameMac, lossRate, 0, true, run, network);
+        }
     }
 
     /** @param s where the server is and how to reach it. */
@@ -70,9 +72,8 @@ public final class RemoteTransport implements VoteTransport {
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
-            .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.server(), s.votePort(), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(s.localHost(), s.workers(), runtime.aeron().nextCorrelationId()),
-                Configuration.RESULT_STREAM_ID_DEFAULT)));
+            .shards(s.topology().endpoints(s.params(), Configuration.chunkWords(), s.workers(), s.localHost(),
+                runtime.aeron().nextCorrelationId()));
     }
 
     /**

@@ -95,7 +95,7 @@ class MultiProcessUdpTest {
                 "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
                 "--rule", rule == VoteRule.MAJORITY ? "majority" : "average", "--chunk-words", "200",
                 "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
-                "--port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
+                "--vote-port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
             final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             processes.add(process);
             job.add(process);
