@@ -15,7 +15,7 @@
 # is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
 # (default -Xmx2g) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
 # --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training;
-# with --topology sharded there is no server: every vote-worker serves one slice of the parameters (rank r the r-th).
+# With --topology sharded there is no server: every worker (or vote-worker) serves one slice of the parameters.
 # --gloo allreduce|allgather runs, instead of our processes, PyTorch's gloo on the same links (scripts/gloo_baseline.py,
 # Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
 # unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
@@ -62,7 +62,7 @@ case "$GLOO" in
 esac
 case "$TOPOLOGY" in
     star) ;;
-    sharded) if [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --topology sharded runs the exchange alone: add --exchange ROUNDS" >&2; exit 2; fi ;;
+    sharded) if [ -n "$GLOO" ] || [ -n "$SERVER_ARGS" ]; then echo "netlab: --topology sharded has no server: no --gloo, no --server-args" >&2; exit 2; fi ;;
     *) echo "netlab: --topology must be star or sharded, got '$TOPOLOGY'" >&2; exit 2 ;;
 esac
 if [ -n "$GLOO" ] && [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --gloo needs --exchange ROUNDS" >&2; exit 2; fi
@@ -174,9 +174,15 @@ if [ -n "$GLOO" ]; then
 elif [ "$TOPOLOGY" = sharded ]; then
     ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$NETWORK.$((10 + i))"; done)
     for i in $(seq 0 $((WORKERS - 1))); do
-        ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --local-host "$NETWORK.$((10 + i))" \
-            --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" \
-            "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
+        if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
+            ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 \
+                --local-host "$NETWORK.$((10 + i))" --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" \
+                --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
+        else
+            ip netns exec "$LAB-w$i" ./dlion worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --job 1 \
+                --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
+                > "$OUT/worker-$i.log" 2>&1 &
+        fi
         PIDS+=($!)
         WORKER_PIDS+=($!)
     done

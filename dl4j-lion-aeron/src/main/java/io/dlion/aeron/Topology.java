@@ -133,6 +133,31 @@ public final class Topology {
         return bounds;
     }
 
+    /**
+     * The chunk size every process of the job uses: the requested one when the parameters make at least one chunk per
+     * slice, else the largest multiple of {@value io.dlion.aeron.wire.ChunkLayout#WORD_ALIGNMENT} words that does (a small
+     * model in a sharded job: the MLP's 203,530 parameters are 4 chunks of 1,000 words, 32 of 100). Every server and
+     * worker computes it from the same three numbers, so they agree.
+     *
+     * @param paramCount parameters of the job.
+     * @param requested  words per chunk asked for (the default, or {@code --chunk-words}).
+     * @return words per chunk.
+     * @throws IllegalArgumentException when even the smallest chunk gives fewer chunks than slices.
+     */
+    public int chunkWords(final long paramCount, final int requested) {
+        final long words = (paramCount + 63) >>> 6;
+        if ((words + requested - 1) / requested >= slices()) {
+            return requested;
+        }
+        final int align = io.dlion.aeron.wire.ChunkLayout.WORD_ALIGNMENT;
+        final long fit = words / slices() / align * align;
+        if (fit < align) {
+            throw new IllegalArgumentException(slices() + " slices need at least as many chunks; " + paramCount + " parameters make "
+                + (words + align - 1) / align + " chunks of the smallest size, " + align + " words");
+        }
+        return (int)Math.min(requested, fit);
+    }
+
     /** @return {@code star}, {@code sharded} or {@code servers}. */
     public String name() {
         return name;

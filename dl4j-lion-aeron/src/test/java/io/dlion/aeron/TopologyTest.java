@@ -31,6 +31,22 @@ class TopologyTest {
         assertTrue(ex.getMessage().contains("8 slices") && ex.getMessage().contains("4 chunks"), ex.getMessage());
     }
 
+    /**
+     * The MLP's 203,530 parameters are 3,181 words: 4 chunks of 1,000, too few for 8 slices; 3,181 / 8 = 397 words, down
+     * to a multiple of 20: 380 (9 chunks); for 16 slices 198, so 180 (18 chunks). The star keeps what was asked.
+     */
+    @Test
+    void shouldShrinkTheChunksOnlyWhenTheSlicesNeedIt() {
+        final List<String> eight = java.util.Collections.nCopies(8, "h");
+        assertEquals(380, Topology.sharded(eight, 40_123).chunkWords(203_530, 1000));
+        assertEquals(180, Topology.sharded(java.util.Collections.nCopies(16, "h"), 40_123).chunkWords(203_530, 1000));
+        assertEquals(1000, Topology.sharded(List.of("a", "b", "c", "d"), 40_123).chunkWords(203_530, 1000), "4 chunks for 4 slices");
+        assertEquals(1000, Topology.star("h", 1, 2).chunkWords(203_530, 1000));
+        assertEquals(9, Topology.sliceBounds(203_530, 8, 380).length, "8 slices of 380-word chunks");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.sharded(List.of("a", "b", "c"), 40_123).chunkWords(100, 1000))
+            .getMessage().contains("3 slices"));
+    }
+
     @Test
     void shouldGiveRankRSliceROnItsHostAndTwoPortsEach() {
         final Topology t = Topology.sharded(List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), 40_123);

@@ -56,6 +56,7 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
+        job.chunkWords(topology.chunkWords(job.paramCount(), job.chunkWords()));
         final long[] bounds = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
         AggregationServer created = null;
         try {

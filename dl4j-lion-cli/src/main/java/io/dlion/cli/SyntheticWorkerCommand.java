@@ -69,16 +69,17 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         }
         final byte[] secret = transport.secret("worker");
         final Topology topology = transport.topology(workers);
+        final int chunkWords = topology == null ? transport.chunkWords : topology.chunkWords(params, transport.chunkWords);
         try (AeronRuntime runtime = transport.launch();
             InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, new AggregationServer.Context()
-                .jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
+                .jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret).frameMac(transport.frameMac(secret)));
             AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
-                .rule(ServerCommand.parseRule(rule)).chunkWords(transport.chunkWords)
+                .rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                 .frameMac(transport.frameMac(secret))
-                .shards(topology != null ? topology.endpoints(params, transport.chunkWords, workers, transport.localHost)
+                .shards(topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
                     : List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream,
                         transport.workerResultChannel(workers), transport.resultStream))))) {
             System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));

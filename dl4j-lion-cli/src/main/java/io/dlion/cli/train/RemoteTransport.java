@@ -69,10 +69,11 @@ public final class RemoteTransport implements VoteTransport {
         this.settings = s;
         this.ownsRuntime = shared == null;
         this.runtime = shared != null ? shared : runtime(s);
+        final int chunkWords = s.topology().chunkWords(s.params(), Configuration.chunkWords());
         this.template = new AeronVoteExchange.Context()
-            .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
+            .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule()).chunkWords(chunkWords)
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
-            .shards(s.topology().endpoints(s.params(), Configuration.chunkWords(), s.workers(), s.localHost(),
+            .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost(),
                 runtime.aeron().nextCorrelationId()));
     }
 
