@@ -85,15 +85,8 @@ class MultiProcessUdpTest {
         final int basePort = TestPorts.freeUdpPorts(2 * n);
         final List<Process> job = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            final List<String> command = new ArrayList<>(List.of(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
-                DLionCli.class.getName(), "vote-worker",
-                "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
-                "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
-                "--rule", rule == VoteRule.MAJORITY ? "majority" : "average", "--chunk-words", "200",
+            final List<String> command = voteWorker(i, n, params, rounds);
+            command.addAll(List.of("--rule", rule == VoteRule.MAJORITY ? "majority" : "average", "--chunk-words", "200",
                 "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
                 "--vote-port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
             final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -109,6 +102,18 @@ class MultiProcessUdpTest {
             assertEquals(expected, digests, output.toString());
             assertTrue(output.toString().contains(" serves slice "), output.toString());
         }
+    }
+
+    /** @return the command line of a vote-worker process of this job, without its topology and secret. */
+    private static List<String> voteWorker(final int id, final int n, final long params, final int rounds) {
+        return new ArrayList<>(List.of(
+            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-Xmx256m", "-XX:TieredStopAtLevel=1",
+            "-cp", System.getProperty("java.class.path"),
+            DLionCli.class.getName(), "vote-worker",
+            "--job", Integer.toString(JOB), "--worker-id", Integer.toString(id), "--workers", Integer.toString(n),
+            "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED)));
     }
 
     private static List<String> naiveDigests(final int n, final long params, final int rounds, final VoteRule rule) {
@@ -158,15 +163,8 @@ class MultiProcessUdpTest {
         AgentRunner.startOnThread(serverRunner);
 
         for (int i = 0; i < n; i++) {
-            final List<String> command = new ArrayList<>(List.of(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
-                DLionCli.class.getName(), "vote-worker",
-                "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(n),
-                "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED),
-                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+            final List<String> command = voteWorker(i, n, params, rounds);
+            command.addAll(List.of("--udp", "127.0.0.1:" + votePort + ":" + controlPort));
             command.addAll(secretFile == null ? List.of("--insecure") : List.of("--secret-file", secretFile.toString(), "--frame-mac"));
             processes.add(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
