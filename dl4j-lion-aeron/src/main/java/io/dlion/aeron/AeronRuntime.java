@@ -1,5 +1,6 @@
 package io.dlion.aeron;
 
+import java.io.File;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,6 +12,7 @@ import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
 import io.aeron.driver.ext.LossGenerator;
 import io.aeron.driver.ext.RandomLossGenerator;
 import org.agrona.CloseHelper;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -23,6 +25,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * aeron-driver's {@link DebugReceiveChannelEndpoint}; {@link #framesReceived()} and {@link #framesDropped()} count them.
  */
 public final class AeronRuntime implements AutoCloseable {
+    /** How old a driver directory without a live driver must be before it is deleted, in milliseconds. */
+    public static final long STALE_DIRECTORY_AGE_MS = 60_000;
+    private static final System.Logger LOG = System.getLogger(AeronRuntime.class.getName());
     /** Aeron's system property for the receive data loss rate of its debug channel endpoints. */
     public static final String LOSS_RATE_PROP = "aeron.debug.receive.data.loss.rate";
     /** Aeron's system property for the seed of that loss. */
@@ -51,6 +56,9 @@ public final class AeronRuntime implements AutoCloseable {
         try {
             String dir = ctx.aeronDirectoryName;
             if (ctx.embeddedDriver) {
+                if (dir == null) {
+                    removeStaleDriverDirectories(new File(CommonContext.AERON_DIR_PROP_DEFAULT).getAbsoluteFile(), System.currentTimeMillis());
+                }
                 final MediaDriver.Context driverCtx = new MediaDriver.Context()
                     .threadingMode(ctx.threadingMode)
                     .dirDeleteOnStart(true)
@@ -76,6 +84,36 @@ public final class AeronRuntime implements AutoCloseable {
             CloseHelper.quietClose(driver);
             throw ex;
         }
+    }
+
+    /**
+     * Delete the directories that embedded drivers of this user left behind when their process was killed (SIGKILL, a
+     * preempted container): {@code <aeron dir>-<uuid>} beside the default Aeron directory, whose driver has not
+     * heartbeat for {@link CommonContext#DEFAULT_DRIVER_TIMEOUT_MS} (Aeron's own test of a live driver) and that is older
+     * than {@value #STALE_DIRECTORY_AGE_MS} ms (a driver that is just starting has no heartbeat yet). Their log buffers
+     * would otherwise fill {@code /dev/shm} on a host whose workers are restarted again and again.
+     *
+     * @param defaultDirectory the default Aeron directory, e.g. {@code /dev/shm/aeron-alice}; its siblings named
+     *                         {@code aeron-alice-*} are the embedded drivers'.
+     * @param nowMs            the wall clock, in milliseconds.
+     * @return the directories deleted.
+     */
+    public static int removeStaleDriverDirectories(final File defaultDirectory, final long nowMs) {
+        final File parent = defaultDirectory.getParentFile();
+        final String prefix = defaultDirectory.getName() + "-";
+        final File[] candidates = parent == null ? null : parent.listFiles(f -> f.isDirectory() && f.getName().startsWith(prefix));
+        int removed = 0;
+        for (final File candidate : candidates == null ? new File[0] : candidates) {
+            if (nowMs - candidate.lastModified() > STALE_DIRECTORY_AGE_MS
+                && !CommonContext.isDriverActive(candidate, CommonContext.DEFAULT_DRIVER_TIMEOUT_MS, message -> { })) {
+                IoUtil.delete(candidate, true);
+                if (!candidate.exists()) {
+                    removed++;
+                    LOG.log(System.Logger.Level.INFO, "removed the directory of a dead media driver: " + candidate);
+                }
+            }
+        }
+        return removed;
     }
 
     /** @return the client, owned by this runtime. */
