@@ -63,6 +63,26 @@ public final class Topology {
     }
 
     /**
+     * Every worker serves a slice, each on ports of its own choosing (Spark's tasks, which learn each other's ports by
+     * {@code allGather}).
+     *
+     * @param hosts     the address of every worker, by rank.
+     * @param votePorts the vote port of every worker's slice server, by rank; its control port is the next.
+     * @return every worker serves a slice.
+     */
+    public static Topology sharded(final List<String> hosts, final int[] votePorts) {
+        if (votePorts.length != hosts.size()) {
+            throw new IllegalArgumentException("votePorts: one per host (" + hosts.size() + "), got " + votePorts.length);
+        }
+        final int[] control = new int[votePorts.length];
+        for (int s = 0; s < control.length; s++) {
+            control[s] = votePorts[s] + 1;
+        }
+        checkHosts(hosts);
+        return new Topology(SHARDED, hosts, votePorts.clone(), control);
+    }
+
+    /**
      * @param hosts    the address of every server process, by slice.
      * @param basePort vote port of slice 0; slice s uses {@code basePort + 2s} and {@code basePort + 2s + 1}.
      * @return S dedicated servers.
@@ -72,19 +92,25 @@ public final class Topology {
     }
 
     private static Topology spread(final String name, final List<String> hosts, final int basePort) {
-        if (hosts.isEmpty()) {
-            throw new IllegalArgumentException("hosts must name at least one host");
-        }
+        checkHosts(hosts);
         final int[] vote = new int[hosts.size()];
         final int[] control = new int[hosts.size()];
         for (int s = 0; s < hosts.size(); s++) {
-            if (hosts.get(s) == null || hosts.get(s).isBlank()) {
-                throw new IllegalArgumentException("hosts: the host of slice " + s + " is empty");
-            }
             vote[s] = basePort + 2 * s;
             control[s] = basePort + 2 * s + 1;
         }
         return new Topology(name, hosts, vote, control);
+    }
+
+    private static void checkHosts(final List<String> hosts) {
+        if (hosts.isEmpty()) {
+            throw new IllegalArgumentException("hosts must name at least one host");
+        }
+        for (int s = 0; s < hosts.size(); s++) {
+            if (hosts.get(s) == null || hosts.get(s).isBlank()) {
+                throw new IllegalArgumentException("hosts: the host of slice " + s + " is empty");
+            }
+        }
     }
 
     /**

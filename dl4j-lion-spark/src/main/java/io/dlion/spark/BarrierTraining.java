@@ -10,15 +10,15 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.job.DLionJob;
@@ -117,28 +117,33 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         DLionJob job = null;
         try {
             aeron = AeronRuntime.launch(new AeronRuntime.Context());
+            final boolean sharded = Topology.SHARDED.equals(options.topology());
             int votePort = -1;
-            if (worker == 0) {
-                votePort = options.votePort() != 0 ? options.votePort() : freePortPair();
-                server = startServer(aeron, workers, net.numParams(), votePort);
+            if (worker == 0 || sharded) {
+                votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0) : freePortPair();
             }
-            // every task learns every other's host, batches and checkpoints, and task 0's ports
+            // every task learns every other's host, batches, checkpoints and slice server's ports
             final String mine = String.join(SEP, host, Integer.toString(batches.size()), join(checkpoints), Integer.toString(votePort));
             final String[] all = ctx.allGather(mine);
             final Plan plan = Plan.of(all);
+            final Topology topology = sharded ? Topology.sharded(plan.hosts, plan.votePorts)
+                : Topology.star(plan.hosts.get(0), plan.votePorts[0], plan.votePorts[0] + 1);
+            final int chunkWords = topology.chunkWords(net.numParams(), Configuration.chunkWords());
+            if (worker == 0 || sharded) {
+                server = startServer(aeron, topology, worker, workers, net.numParams(), chunkWords);
+            }
             if (plan.roundsPerEpoch < 1) {
                 throw new IllegalArgumentException("worker " + plan.fewestBatchesWorker + "'s partition holds no full batch of batchSizePerWorker="
                     + options.batchSizePerWorker() + " examples");
             }
             final long resume = plan.resumeRound;
-            LOG.log(System.Logger.Level.INFO, String.format("D-Lion worker %d of %d, stage attempt %d: %d rounds per epoch, %s; server %s:%d", worker,
-                workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, plan.serverHost, plan.votePort));
+            LOG.log(System.Logger.Level.INFO, String.format("D-Lion worker %d of %d, stage attempt %d: %d rounds per epoch, %s; %s", worker,
+                workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, topology));
 
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
-                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0))
-                .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(plan.serverHost, plan.votePort, workers), Configuration.VOTE_STREAM_ID_DEFAULT,
-                    Channels.udpResultsSubscription(host, workers), Configuration.RESULT_STREAM_ID_DEFAULT))));
+                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords)
+                .shards(topology.endpoints(net.numParams(), chunkWords, workers, host)));
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
             final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
                 .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
@@ -149,7 +154,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             job = builder.build();
             final long startRound = job.round();
             job.fit();
-            // every task holds the last round's result before task 0 stops the server
+            // every task holds the last round's result before the servers stop
             ctx.barrier();
             final INDArray params = job.model().params();
             final String sha = sha256(params);
@@ -174,12 +179,15 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         return graph ? ModelSerializer.restoreComputationGraph(in, true) : ModelSerializer.restoreMultiLayerNetwork(in, true);
     }
 
-    private AgentRunner startServer(final AeronRuntime aeron, final int workers, final long params, final int votePort) {
-        // bound to every interface of task 0's host; the workers reach it at the host Spark knows the executor by
+    private AgentRunner startServer(final AeronRuntime aeron, final Topology topology, final int slice, final int workers, final long params,
+        final int chunkWords) {
+        // bound to every interface of the task's host; the workers reach it at the host Spark knows the executor by
+        final long[] bounds = Topology.sliceBounds(params, topology.slices(), chunkWords);
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
-            .voteChannel(Channels.udpVotes("0.0.0.0", votePort, workers)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
-            .resultChannel(Channels.udpResultsPublication("0.0.0.0", votePort + 1, workers)).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
+            .chunkWords(chunkWords).shard(slice).paramRange(bounds[slice], bounds[slice + 1])
+            .voteChannel(topology.serverVoteChannel(slice, workers)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
+            .resultChannel(topology.serverResultChannel(slice, workers)).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
             .minVoters(workers));                          // every task votes in every round, or the stage fails and is retried
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
@@ -294,11 +302,12 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         int roundsPerEpoch = Integer.MAX_VALUE;
         int fewestBatchesWorker;
         long resumeRound = -1;
-        String serverHost;
-        int votePort;
+        final List<String> hosts = new ArrayList<>();
+        int[] votePorts;
 
         static Plan of(final String[] messages) {
             final Plan p = new Plan();
+            p.votePorts = new int[messages.length];
             TreeSet<Long> common = null;
             for (int w = 0; w < messages.length; w++) {
                 final String[] f = messages[w].split("\\|", -1);
@@ -318,10 +327,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
                 } else {
                     common.retainAll(rounds);
                 }
-                if (w == 0) {
-                    p.serverHost = f[0];
-                    p.votePort = Integer.parseInt(f[3]);
-                }
+                p.hosts.add(f[0]);
+                p.votePorts[w] = Integer.parseInt(f[3]);
             }
             if (common != null && !common.isEmpty()) {
                 p.resumeRound = common.last();

@@ -3,6 +3,7 @@ package io.dlion.spark;
 import java.io.Serializable;
 import java.util.Objects;
 
+import io.dlion.aeron.Topology;
 import io.dlion.dist.DLion;
 import io.dlion.job.DLionJob;
 import io.dlion.vote.VoteRule;
@@ -36,6 +37,7 @@ public final class DLionSparkOptions implements Serializable {
     private long roundTimeoutMillis = ROUND_TIMEOUT_MILLIS_DEFAULT;
     private long serverRoundTimeoutMillis = SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT;
     private int votePort;
+    private String topology = Topology.STAR;
     private boolean shuffle;
     private long seed;
     private ListenerFactory listenerFactory;
@@ -69,6 +71,7 @@ public final class DLionSparkOptions implements Serializable {
         require(roundTimeoutMillis > 0, "roundTimeoutMillis must be > 0, got " + roundTimeoutMillis);
         require(serverRoundTimeoutMillis > 0, "serverRoundTimeoutMillis must be > 0, got " + serverRoundTimeoutMillis);
         require(votePort == 0 || votePort > 0 && votePort < 65535, "votePort must be 0 (any free port) or in [1, 65534], got " + votePort);
+        topology = Topology.checkName(topology);
         return this;
     }
 
@@ -193,6 +196,22 @@ public final class DLionSparkOptions implements Serializable {
 
     public int votePort() {
         return votePort;
+    }
+
+    /**
+     * @param topology {@code star} (default): task 0 runs the one aggregation server; {@code sharded}: every task serves
+     *                 one slice of the parameters (its ports: {@link #votePort(int)} + 2 × its partition, or free ones),
+     *                 the tasks learn each other's hosts and ports by {@code allGather}. Both end with the same
+     *                 parameters.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions topology(final String topology) {
+        this.topology = topology;
+        return this;
+    }
+
+    public String topology() {
+        return topology;
     }
 
     /**

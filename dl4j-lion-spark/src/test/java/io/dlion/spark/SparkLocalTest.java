@@ -113,6 +113,27 @@ class SparkLocalTest {
             SparkTestSupport.sha256(trained.params()));
     }
 
+    /** Every barrier task serves one slice (no server in task 0): the same parameters as the in-process run. */
+    @Test
+    @Timeout(300)
+    void shouldTrainBitIdenticalWhenEveryTaskServesASlice() throws Exception {
+        final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64),
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("sharded"));
+
+        final MultiLayerNetwork trained = trainer.fit(sc.parallelize(batches, WORKERS));
+
+        for (final TaskReport r : trainer.reports()) {
+            assertEquals(ROUNDS_PER_EPOCH, r.rounds(), r.toString());
+        }
+        final List<List<DataSet>> shards = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
+        }
+        assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.mlp(64)).params()),
+            SparkTestSupport.sha256(trained.params()));
+    }
+
     @Test
     void shouldRejectAWrongOptionNamingIt() {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -124,6 +145,9 @@ class SparkLocalTest {
         final IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
             () -> new DLionSparkOptions().batchSizePerWorker(8).votePort(65535).conclude());
         assertTrue(port.getMessage().contains("votePort"), port.getMessage());
+        final IllegalArgumentException topology = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).topology("ring").conclude());
+        assertTrue(topology.getMessage().contains("topology"), topology.getMessage());
     }
 
     @Test
