@@ -14,14 +14,15 @@
 # options to the server (e.g. "--rule average", or "--sharing dense" with workers' --sharing dense-lion). The job's secret
 # is --secret-file FILE, or a new one in OUT/job.secret (32 random bytes, owner-only). Every JVM gets DLION_JAVA_OPTS
 # (default -Xmx2g) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
-# --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training;
-# With --topology sharded there is no server: every worker (or vote-worker) serves one slice of the parameters.
+# --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training.
+# --topology sharded: no server; every worker (or vote-worker) serves one slice of the parameters.
 # --gloo allreduce|allgather runs, instead of our processes, PyTorch's gloo on the same links (scripts/gloo_baseline.py,
 # Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
 # unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
 # (OUT/links.tsv): bytes and packets each host's interface sent and received, the shapers' drops on both ends of its
-# link, and, for --exchange and --gloo, the payload the processes counted, their ratio, the bytes their media drivers retransmitted, and the round times.
-# Needs root (network namespaces); installs iproute2 if missing.
+# link, UDP socket drops, the payload the processes counted and the ratio, the bytes their media drivers retransmitted,
+# and for --exchange and --gloo the round times.
+# Needs root (network namespaces); installs iproute2 and python3 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORKERS=3
@@ -34,7 +35,7 @@ SECRET_FILE=""
 EXCHANGE_ROUNDS=0
 GLOO=""
 TOPOLOGY=star
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;

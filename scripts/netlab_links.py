@@ -59,6 +59,14 @@ def main():
                 if m:
                     times.append(int(m.group(2)) / 1e6)
         rounds[name] = times
+        metrics = os.path.join(args.out, "worker-" + name[1:], "metrics.csv")
+        if name not in payload and os.path.exists(metrics) and os.path.exists(os.path.join(args.out, "server.log")):
+            # a training worker of the star: its exchange's bytes up and down, cumulative, in the last row
+            with open(metrics) as f:
+                rows_csv = [line.strip().split(",") for line in f if line.strip()]
+            header, last = rows_csv[0], rows_csv[-1]
+            if len(rows_csv) > 1:
+                payload[name] = (int(last[header.index("bytes_up")]), int(last[header.index("bytes_down")]))
     server_log = os.path.join(args.out, "server.log")
     if payload and os.path.exists(server_log):
         payload["server"] = (sum(d for _, d in payload.values()), sum(u for u, _ in payload.values()))
@@ -88,8 +96,8 @@ def main():
     total_pkts = sum(r[5] + r[6] for r in rows)
     total_drops = sum(r[7] + r[8] for r in rows)
     worst = max((max(r[1] / r[3] if r[3] else 0, r[2] / r[4] if r[4] else 0) for r in rows), default=0)
-    print(f"worst link/payload {worst:.2f}; drops {total_drops:,} of {total_pkts:,} packets"
-          f" ({100.0 * total_drops / max(1, total_pkts):.3f}%)")
+    print((f"worst link/payload {worst:.2f}; " if payload else "no payload counted per host; ")
+          + f"drops {total_drops:,} of {total_pkts:,} packets ({100.0 * total_drops / max(1, total_pkts):.3f}%)")
     times = rounds.get("w0", [])[1:]
     n_rounds = len(rounds.get("w0", []))
     if times and n_rounds:
