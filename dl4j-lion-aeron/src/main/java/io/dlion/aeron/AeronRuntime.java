@@ -2,15 +2,18 @@ package io.dlion.aeron;
 
 import java.io.File;
 import java.net.InetSocketAddress;
+import java.nio.MappedByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.aeron.Aeron;
+import io.aeron.CncFileDescriptor;
 import io.aeron.CommonContext;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
 import io.aeron.driver.ext.LossGenerator;
 import io.aeron.driver.ext.RandomLossGenerator;
+import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -104,8 +107,7 @@ public final class AeronRuntime implements AutoCloseable {
         final File[] candidates = parent == null ? null : parent.listFiles(f -> f.isDirectory() && f.getName().startsWith(prefix));
         int removed = 0;
         for (final File candidate : candidates == null ? new File[0] : candidates) {
-            if (nowMs - candidate.lastModified() > STALE_DIRECTORY_AGE_MS
-                && !CommonContext.isDriverActive(candidate, CommonContext.DEFAULT_DRIVER_TIMEOUT_MS, message -> { })) {
+            if (nowMs - candidate.lastModified() > STALE_DIRECTORY_AGE_MS && !mayBeAlive(candidate)) {
                 IoUtil.delete(candidate, true);
                 if (!candidate.exists()) {
                     removed++;
@@ -114,6 +116,31 @@ public final class AeronRuntime implements AutoCloseable {
             }
         }
         return removed;
+    }
+
+    /**
+     * @param directory a driver's directory.
+     * @return false only when its driver is certainly dead: no CnC file, one that was never initialised (the driver died
+     *     starting; the directory is older than {@value #STALE_DIRECTORY_AGE_MS} ms), or a heartbeat older than Aeron's
+     *     driver timeout; true when it lives or cannot be read (another Aeron version, a file being deleted).
+     */
+    private static boolean mayBeAlive(final File directory) {
+        final File cnc = new File(directory, CncFileDescriptor.CNC_FILE);
+        if (!cnc.exists() || cnc.length() <= CncFileDescriptor.META_DATA_LENGTH) {
+            return false;
+        }
+        MappedByteBuffer buffer = null;
+        try {
+            buffer = IoUtil.mapExistingFile(cnc, "CnC file");
+            if (CncFileDescriptor.createMetaDataBuffer(buffer).getIntVolatile(CncFileDescriptor.cncVersionOffset(0)) == 0) {
+                return false;
+            }
+            return CommonContext.isDriverActive(CommonContext.DEFAULT_DRIVER_TIMEOUT_MS, message -> { }, buffer);
+        } catch (final RuntimeException unreadable) {
+            return true;
+        } finally {
+            BufferUtil.free(buffer);
+        }
     }
 
     /** @return the client, owned by this runtime. */

@@ -67,6 +67,22 @@ class StaleDriverDirectoryTest {
         }
     }
 
+    /** A driver killed while it was starting leaves a CnC file it never initialised: old enough, it is removed, at once. */
+    @Test
+    void shouldRemoveAnOldDirectoryWhoseDriverNeverInitialisedItsCncFile() throws Exception {
+        final File dir = new File(DEFAULT.getPath() + "-" + UUID.randomUUID());
+        try {
+            Files.createDirectories(dir.toPath());
+            Files.write(dir.toPath().resolve(io.aeron.CncFileDescriptor.CNC_FILE), new byte[64 * 1024]);   // all zero: version 0
+            final long start = System.nanoTime();
+            AeronRuntime.removeStaleDriverDirectories(DEFAULT, System.currentTimeMillis() + AeronRuntime.STALE_DIRECTORY_AGE_MS + 1);
+            assertFalse(dir.exists(), "removed");
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "without waiting for Aeron's driver timeout");
+        } finally {
+            IoUtil.delete(dir, true);
+        }
+    }
+
     @Test
     void shouldKeepADirectoryYoungerThanAStartingDriversAndOthersNames() throws Exception {
         final File starting = new File(DEFAULT.getPath() + "-" + UUID.randomUUID());

@@ -303,14 +303,15 @@ public final class WorkerCommand implements Callable<Integer> {
                 + " hand-overs of an earlier start of job " + job + " without a run id cannot be told apart from this one's");
         }
         final boolean network = syncDir == null;
-        final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir, secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
+        final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir,
+            secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
         if (sharing().isDense()) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings));
             return 0;
         }
         if ((withServer && workerId == 0) || sharded()) {
-            try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0, roundTimeoutMs == null ? 30_000 : roundTimeoutMs,
-                minVoters == null ? 0 : minVoters)) {
+            try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0,
+                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters)) {
                 train(trainer, config, settings, recovery, hosted.runtime());
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
             }
