@@ -78,10 +78,7 @@ class SparkLocalTest {
         assertEquals(reports.get(0).paramsSha256(), sha, "the driver's network holds the trained parameters");
 
         // the same shards (parallelize splits the list in contiguous thirds), the same seed, in one JVM
-        final List<List<DataSet>> shards = new ArrayList<>();
-        for (int w = 0; w < WORKERS; w++) {
-            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
-        }
+        final List<List<DataSet>> shards = shards(batches);
         final String reference = SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, EPOCHS, () -> SparkTestSupport.mlp(64)).params());
         assertEquals(reference, sha, "Spark run (failed once, resumed) and uninterrupted in-process run end bit-identical");
         try (Stream<Path> files = Files.walk(checkpoints)) {
@@ -105,10 +102,7 @@ class SparkLocalTest {
             assertEquals(0, r.startRound(), r.toString());
             assertEquals(ROUNDS_PER_EPOCH, r.rounds(), r.toString());
         }
-        final List<List<DataSet>> shards = new ArrayList<>();
-        for (int w = 0; w < WORKERS; w++) {
-            shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
-        }
+        final List<List<DataSet>> shards = shards(batches);
         assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.graph(32)).params()),
             SparkTestSupport.sha256(trained.params()));
     }
@@ -126,12 +120,18 @@ class SparkLocalTest {
         for (final TaskReport r : trainer.reports()) {
             assertEquals(ROUNDS_PER_EPOCH, r.rounds(), r.toString());
         }
+        final List<List<DataSet>> shards = shards(batches);
+        assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.mlp(64)).params()),
+            SparkTestSupport.sha256(trained.params()));
+    }
+
+    /** @return each worker's batches as {@code parallelize} splits the list: contiguous parts, one per worker. */
+    private static List<List<DataSet>> shards(final List<DataSet> batches) {
         final List<List<DataSet>> shards = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
             shards.add(batches.subList(w * ROUNDS_PER_EPOCH, (w + 1) * ROUNDS_PER_EPOCH));
         }
-        assertEquals(SparkTestSupport.sha256(SparkTestSupport.inProcess(shards, 1, () -> SparkTestSupport.mlp(64)).params()),
-            SparkTestSupport.sha256(trained.params()));
+        return shards;
     }
 
     @Test
