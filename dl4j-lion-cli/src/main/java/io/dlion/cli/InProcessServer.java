@@ -7,7 +7,6 @@ import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.cli.train.RemoteTransport;
-import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -56,13 +55,9 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        job.chunkWords(topology.chunkWords(job.paramCount(), job.chunkWords()));
-        final long[] bounds = Topology.sliceBounds(job.paramCount(), topology.slices(), job.chunkWords());
         AggregationServer created = null;
         try {
-            created = new AggregationServer(job.aeron(runtime.aeron()).shard(slice).paramRange(bounds[slice], bounds[slice + 1])
-                .voteChannel(topology.serverVoteChannel(slice, job.workers()))
-                .resultChannel(topology.serverResultChannel(slice, job.workers())));
+            created = new AggregationServer(job.aeron(runtime.aeron()).slice(topology, slice));
             this.server = created;
             this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
                 null, created);
@@ -76,7 +71,7 @@ final class InProcessServer implements AutoCloseable {
         }
         System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
             : "worker " + slice + " serves slice " + slice + " of " + topology.slices() + " (" + topology.name() + "), parameters ["
-                + bounds[slice] + ", " + bounds[slice + 1] + ")")
+                + job.fromParam() + ", " + job.toParam() + ")")
             + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="
             + server.context().resultChannel());
     }

@@ -75,14 +75,7 @@ class ClusterCommandsTest {
         final Map<String, String> rank0 = new HashMap<>(env);
         rank0.put("RANK", "0");
         start(command(line(commands, "./dlion server")), rank0);
-        final List<Process> workers = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            final Map<String, String> task = new HashMap<>(env);
-            task.put("RANK", "" + i);
-            task.put("LOCAL_RANK", "" + i);
-            workers.add(start(with(command(line(commands, "./dlion worker").replace("$RANK", "" + i)), SMALL), task));
-        }
-        assertSameParameters(workers);
+        assertSameParameters(startRanks(line(commands, "./dlion worker"), env, ""));
     }
 
     @Test
@@ -91,14 +84,7 @@ class ClusterCommandsTest {
         final String commands = block("bash", "--with-server");
         final int port = TestPorts.freeUdpPort();
         final Map<String, String> env = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "" + port);
-        final List<Process> workers = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            final Map<String, String> task = new HashMap<>(env);
-            task.put("RANK", "" + i);
-            task.put("LOCAL_RANK", "" + i);
-            workers.add(start(with(command(line(commands, "./dlion worker").replace("$RANK", "" + i)), SMALL), task));
-        }
-        final List<String> outputs = assertSameParameters(workers);
+        final List<String> outputs = assertSameParameters(startRanks(line(commands, "./dlion worker"), env, ""));
         assertTrue(outputs.get(0).contains("worker 0 hosts the aggregation server"), outputs.get(0));
         assertTrue(outputs.get(0).contains("rounds="), "rank 0 printed its server's counters: " + outputs.get(0));
         for (int i = 1; i < WORKERS; i++) {
@@ -144,29 +130,34 @@ class ClusterCommandsTest {
         final String sharded = block("bash", "--topology sharded").replace("\\\n", " ");
         final int starPort = TestPorts.freeUdpPort();
         final Map<String, String> starEnv = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "" + starPort);
-        final List<Process> starWorkers = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            final Map<String, String> task = new HashMap<>(starEnv);
-            task.put("RANK", "" + i);
-            starWorkers.add(start(with(command(star.replace("$RANK", "star-" + i)), SMALL), task));
-        }
-        final String starHash = hash(assertSameParameters(starWorkers).get(0));
+        final String starHash = hash(assertSameParameters(startRanks(star, starEnv, "star-")).get(0));
 
         final int base = TestPorts.freeUdpPorts(2 * WORKERS);
-        final Map<String, String> env = Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_PORT", "" + base);
-        final List<Process> workers = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            final Map<String, String> task = new HashMap<>(env);
-            task.put("RANK", "" + i);
-            final String l = line(sharded, "./dlion worker").replace("$RANK", "sharded-" + i)
-                .replaceAll("--hosts \\S+", "--hosts " + String.join(",", java.util.Collections.nCopies(WORKERS, "127.0.0.1")));
-            workers.add(start(with(command(l), SMALL), task));
-        }
-        final List<String> outputs = assertSameParameters(workers);
+        final String localHosts = line(sharded, "./dlion worker")
+            .replaceAll("--hosts \\S+", "--hosts " + String.join(",", java.util.Collections.nCopies(WORKERS, "127.0.0.1")));
+        final List<String> outputs = assertSameParameters(startRanks(localHosts, Map.of("WORLD_SIZE", "" + WORKERS, "MASTER_PORT", "" + base),
+            "sharded-"));
         assertEquals(starHash, hash(outputs.get(0)), "the sharded job ends with the star's parameters");
         for (int i = 0; i < WORKERS; i++) {
             assertTrue(outputs.get(i).contains("worker " + i + " serves slice " + i + " of " + WORKERS), outputs.get(i));
         }
+    }
+
+    /**
+     * @param workerLine the worker's command line, {@code $RANK} in it replaced by {@code outPrefix + rank}.
+     * @param env        the job's variables; every rank also gets {@code RANK} and {@code LOCAL_RANK}, as torchrun sets.
+     * @param outPrefix  in front of the rank in {@code $RANK} (the output directory), so two jobs of one test stay apart.
+     * @return the worker processes, by rank.
+     */
+    private List<Process> startRanks(final String workerLine, final Map<String, String> env, final String outPrefix) throws IOException {
+        final List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            final Map<String, String> task = new HashMap<>(env);
+            task.put("RANK", "" + i);
+            task.put("LOCAL_RANK", "" + i);
+            workers.add(start(with(command(workerLine.replace("$RANK", outPrefix + i)), SMALL), task));
+        }
+        return workers;
     }
 
     private static String hash(final String output) {

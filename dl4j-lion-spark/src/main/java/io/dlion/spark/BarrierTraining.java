@@ -182,12 +182,10 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
     private AgentRunner startServer(final AeronRuntime aeron, final Topology topology, final int slice, final int workers, final long params,
         final int chunkWords) {
         // bound to every interface of the task's host; the workers reach it at the host Spark knows the executor by
-        final long[] bounds = Topology.sliceBounds(params, topology.slices(), chunkWords);
         final AggregationServer server = new AggregationServer(new AggregationServer.Context()
             .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
-            .chunkWords(chunkWords).shard(slice).paramRange(bounds[slice], bounds[slice + 1])
-            .voteChannel(topology.serverVoteChannel(slice, workers)).voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT)
-            .resultChannel(topology.serverResultChannel(slice, workers)).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
+            .chunkWords(chunkWords).slice(topology, slice)
+            .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
             .minVoters(workers));                          // every task votes in every round, or the stage fails and is retried
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),

@@ -12,6 +12,7 @@ import io.aeron.logbuffer.Header;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
@@ -552,6 +553,23 @@ public final class AggregationServer implements Agent, AutoCloseable {
             this.fromParam = fromParam;
             this.toParam = toParam;
             return this;
+        }
+
+        /**
+         * Serve slice {@code slice} of a {@link Topology}: its chunk size ({@link Topology#chunkWords(long, int)} of the
+         * chunk words set so far), shard index, parameter range and channels on every address of the host. Set the
+         * parameter count, the workers and the chunk words first.
+         *
+         * @param topology who serves which slice.
+         * @param slice    the slice this server owns.
+         * @return this for a fluent API.
+         */
+        public Context slice(final Topology topology, final int slice) {
+            chunkWords(topology.chunkWords(paramCount(), chunkWords()));
+            final long[] bounds = Topology.sliceBounds(paramCount(), topology.slices(), chunkWords());
+            return shard(slice).paramRange(bounds[slice], bounds[slice + 1])
+                .voteChannel(topology.serverVoteChannel(slice, workers()))
+                .resultChannel(topology.serverResultChannel(slice, workers()));
         }
 
         public long fromParam() {
