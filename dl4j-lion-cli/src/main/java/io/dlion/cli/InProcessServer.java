@@ -6,6 +6,8 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
+import io.dlion.aeron.server.SliceServer;
+import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.cli.train.RemoteTransport;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -14,7 +16,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 /**
  * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
  * ({@code ./dlion worker --with-server}), or slice {@code r} in the worker of rank {@code r} of a sharded job
- * ({@code --topology sharded}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
+ * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link SliceServer}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
  * control ports ({@link Topology}) on every address of the host ({@code 0.0.0.0}), so that the other workers reach it
  * exactly as they reach {@code ./dlion server} there.
  * <p>
@@ -25,7 +27,7 @@ final class InProcessServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(InProcessServer.class.getName());
     private final AeronRuntime runtime;
     private final boolean ownsRuntime;
-    private final AggregationServer server;
+    private final SliceServer server;
     private final AgentRunner runner;
 
     /**
@@ -36,9 +38,10 @@ final class InProcessServer implements AutoCloseable {
      * @param slice          the slice this worker serves.
      * @param roundTimeoutMs the round deadline.
      * @param minVoters      the quorum, 0 for a majority.
+     * @param dense          true: fp32 gradients (the dense baseline), false: sign votes.
      */
-    InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters) {
-        this(RemoteTransport.runtime(s), true, s.topology(), slice, new AggregationServer.Context()
+    InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters, final boolean dense) {
+        this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, new AggregationServer.Context()
             .jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
     }
@@ -48,16 +51,20 @@ final class InProcessServer implements AutoCloseable {
      * @param ownsRuntime true: close the runtime with the server.
      * @param topology    who serves which slice.
      * @param slice       the slice this process serves.
+     * @param dense       true: fp32 gradients, cut on the dense chunk grid; false: sign votes.
      * @param job         the job's settings (job id, workers, parameters, rule, chunk words, deadline, quorum, secret);
      *                    the runtime's client, the slice and its channels are set here.
      */
-    InProcessServer(final AeronRuntime runtime, final boolean ownsRuntime, final Topology topology, final int slice,
+    InProcessServer(final AeronRuntime runtime, final boolean ownsRuntime, final Topology topology, final int slice, final boolean dense,
         final AggregationServer.Context job) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        AggregationServer created = null;
+        SliceServer created = null;
         try {
-            created = new AggregationServer(job.aeron(runtime.aeron()).slice(topology, slice));
+            if (dense) {
+                job.chunkWords(GradientChunkFlyweight.CHUNK_WORDS);
+            }
+            created = SliceServer.of(job.aeron(runtime.aeron()).slice(topology, slice), dense);
             this.server = created;
             this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
                 null, created);

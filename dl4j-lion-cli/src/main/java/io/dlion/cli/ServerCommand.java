@@ -5,24 +5,21 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
-import io.dlion.aeron.server.DenseAggregationServer;
 import io.dlion.aeron.server.ServerCounters;
+import io.dlion.aeron.server.SliceServer;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,7 +28,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
 public final class ServerCommand implements Callable<Integer> {
-    private static final long[] NO_HAND_OVERS = new long[3];
     private static final System.Logger LOG = System.getLogger(ServerCommand.class.getName());
 
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
@@ -129,32 +125,17 @@ public final class ServerCommand implements Callable<Integer> {
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
-            final Agent agent;
-            final ServerCounters serverCounters;
-            final Supplier<long[]> handOver;
-            final Object layout;
-            if (dense) {
-                final DenseAggregationServer denseServer = new DenseAggregationServer(ctx);
-                agent = denseServer;
-                serverCounters = denseServer.counters();
-                handOver = () -> NO_HAND_OVERS;
-                layout = "dense " + denseServer.layout();
-            } else {
-                final AggregationServer voteServer = new AggregationServer(ctx);
-                agent = voteServer;
-                serverCounters = voteServer.counters();
-                handOver = voteServer::handOverCounts;
-                layout = voteServer.layout();
-            }
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, agent);
+            final SliceServer server = SliceServer.of(ctx, dense);
+            final ServerCounters serverCounters = server.counters();
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
                 AgentRunner.startOnThread(runner);
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + layout + " votes=" + ctx.voteChannel()
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout() + " votes=" + ctx.voteChannel()
                     + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
-                    status = new Thread(() -> printStatus(serverCounters, handOver, runtime, System.out), "dlion-server-status");
+                    status = new Thread(() -> printStatus(server, runtime, System.out), "dlion-server-status");
                     status.setDaemon(true);
                     status.start();
                 }
@@ -166,7 +147,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.close(runner);
-                printLine(serverCounters, handOver.get(), runtime.traffic(), System.out);
+                printLine(serverCounters, server.handOverCounts(), runtime.traffic(), System.out);
             }
         } finally {
             closed.countDown();
@@ -198,14 +179,14 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private void printStatus(final ServerCounters counters, final Supplier<long[]> handOver, final AeronRuntime runtime, final PrintStream out) {
+    private void printStatus(final SliceServer server, final AeronRuntime runtime, final PrintStream out) {
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));
             } catch (final InterruptedException ex) {
                 return;
             }
-            printLine(counters, handOver.get(), runtime.traffic(), out);
+            printLine(server.counters(), server.handOverCounts(), runtime.traffic(), out);
         }
     }
 

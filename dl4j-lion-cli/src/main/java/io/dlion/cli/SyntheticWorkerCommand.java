@@ -9,8 +9,11 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.client.WorkerCounters;
+import io.dlion.aeron.wire.GradientChunkFlyweight;
+import io.dlion.exchange.ExchangeCounters;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import picocli.CommandLine.Command;
@@ -18,8 +21,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}) for a number of
- * rounds and prints one line per round: {@code round R voters V digest D millis T}. Any process can recompute
+ * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}), or with
+ * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round: {@code round R voters V digest D millis T}. Any process can recompute
  * the votes of every worker from the seed, so a run over real processes can be checked bit for bit.
  */
 @Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")
@@ -61,61 +64,118 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
     @Mixin
     TransportOptions transport;
 
+    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion: seeded sign votes; dense: seeded fp32 gradients, averaged"
+        + " (the dense data-parallel baseline; './dlion server --sharing dense' for the star) (default: ${DEFAULT-VALUE}).")
+    String sharing;
+
     @Override
     public Integer call() throws Exception {
+        final boolean dense = ServerCommand.parseDense(sharing);
+        final byte[] secret = transport.secret("worker");
+        if (dense && transport.frameMac) {
+            throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
+        }
+        final Topology topology = transport.topology(workers);
+        final int chunkWords = topology == null ? transport.chunkWords
+            : topology.chunkWords(params, dense ? GradientChunkFlyweight.CHUNK_WORDS : transport.chunkWords);
+        final List<ShardEndpoint> shards = topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
+            : List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream, transport.workerResultChannel(workers),
+                transport.resultStream));
+        try (AeronRuntime runtime = transport.launch();
+            InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, dense,
+                new AggregationServer.Context().jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule))
+                    .chunkWords(chunkWords).roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret)
+                    .frameMac(transport.frameMac(secret)))) {
+            final ExchangeCounters exchanged;
+            final WorkerCounters counters;
+            if (dense) {
+                try (AeronMeanExchange exchange = new AeronMeanExchange(new AeronMeanExchange.Context()
+                    .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
+                    .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret)).shards(shards))) {
+                    runDense(exchange);
+                    awaitOthers(slice);
+                    exchanged = exchange.counters();
+                    counters = exchange.workerCounters();
+                    printTraffic(exchanged, counters, slice, runtime);
+                }
+            } else {
+                try (AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+                    .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
+                    .rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
+                    .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
+                    .frameMac(transport.frameMac(secret)).shards(shards))) {
+                    System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
+                    System.out.flush();
+                    runVotes(exchange);
+                    awaitOthers(slice);
+                    exchanged = exchange.counters();
+                    counters = exchange.workerCounters();
+                    printTraffic(exchanged, counters, slice, runtime);
+                }
+            }
+        }
+        return 0;
+    }
+
+    private void runVotes(final AeronVoteExchange exchange) throws Exception {
         final List<long[]> votes = new ArrayList<>();
         for (int r = 0; r < rounds; r++) {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
-        final byte[] secret = transport.secret("worker");
-        final Topology topology = transport.topology(workers);
-        final int chunkWords = topology == null ? transport.chunkWords : topology.chunkWords(params, transport.chunkWords);
-        try (AeronRuntime runtime = transport.launch();
-            InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, new AggregationServer.Context()
-                .jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
-                .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret).frameMac(transport.frameMac(secret)));
-            AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
-                .rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
-                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
-                .frameMac(transport.frameMac(secret))
-                .shards(topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
-                    : List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream,
-                        transport.workerResultChannel(workers), transport.resultStream))))) {
-            System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
-            System.out.flush();
-            for (int r = 0; r < rounds; r++) {
-                final long start = System.nanoTime();
-                exchange.submit(r, votes.get(r), params);
-                final RoundResult result = exchange.await(r, timeoutMs);
-                final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
-                System.out.println("round " + r + " voters " + result.voters() + " digest " + Long.toHexString(SyntheticVotes.digest(result))
-                    + " micros " + micros);
-                System.out.flush();
-                if (roundPauseMs > 0) {
-                    Thread.sleep(roundPauseMs);
-                }
-            }
-            if (slice != null) {
-                slice.awaitOthersDone(timeoutMs);   // the others may still read this slice's last result
-            }
-            final long up = exchange.counters().bytesUp();
-            final long down = exchange.counters().bytesDown();
-            System.out.println("bytesUp " + up + " bytesDown " + down);
-            if (slice != null) {
-                // what crosses this host's link: every slice's votes but its own, and its slice's result to every other
-                // worker; in, every other worker's votes for its slice and the other slices' results
-                final long in = slice.counters().bytesIn().get();
-                final long out = slice.counters().bytesOut().get();
-                System.out.println("payload sent " + (up - in / workers + (workers - 1) * out) + " received "
-                    + (in - in / workers + down - out));
-            }
-            final WorkerCounters counters = exchange.workerCounters();
-            System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
-                + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
-            System.out.println("driver " + runtime.traffic());
+        for (int r = 0; r < rounds; r++) {
+            final long start = System.nanoTime();
+            exchange.submit(r, votes.get(r), params);
+            final RoundResult result = exchange.await(r, timeoutMs);
+            printRound(r, result.voters(), SyntheticVotes.digest(result), start);
         }
-        return 0;
+    }
+
+    /** The dense baseline's rounds: the gradient of a round is made before the round's clock starts (one array, reused). */
+    private void runDense(final AeronMeanExchange exchange) throws Exception {
+        if (params > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("--params must be at most 2^31 - 9 with --sharing dense, got " + params);
+        }
+        final float[] gradient = new float[(int) params];
+        for (int r = 0; r < rounds; r++) {
+            SyntheticVotes.gradient(seed, r, workerId, gradient);
+            final long start = System.nanoTime();
+            exchange.submit(r, gradient);
+            final float[] mean = exchange.await(r, timeoutMs);
+            printRound(r, workers, SyntheticVotes.digest(mean), start);
+        }
+    }
+
+    private void printRound(final int round, final int voters, final long digest, final long startNs) throws InterruptedException {
+        final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startNs);
+        System.out.println("round " + round + " voters " + voters + " digest " + Long.toHexString(digest) + " micros " + micros);
+        System.out.flush();
+        if (roundPauseMs > 0) {
+            Thread.sleep(roundPauseMs);
+        }
+    }
+
+    private void awaitOthers(final InProcessServer slice) throws InterruptedException {
+        if (slice != null) {
+            slice.awaitOthersDone(timeoutMs);   // the others may still read this slice's last result
+        }
+    }
+
+    private void printTraffic(final ExchangeCounters exchanged, final WorkerCounters counters, final InProcessServer slice,
+        final AeronRuntime runtime) {
+        final long up = exchanged.bytesUp();
+        final long down = exchanged.bytesDown();
+        System.out.println("bytesUp " + up + " bytesDown " + down);
+        if (slice != null) {
+            // what crosses this host's link: every slice's chunks but its own, and its slice's result to every other
+            // worker; in, every other worker's chunks for its slice and the other slices' results
+            final long in = slice.counters().bytesIn().get();
+            final long out = slice.counters().bytesOut().get();
+            System.out.println("payload sent " + (up - in / workers + (workers - 1) * out) + " received "
+                + (in - in / workers + down - out));
+        }
+        System.out.println("counters rejected-results=" + counters.rejectedResults().get() + " stale-results=" + counters.staleResults().get()
+            + " unproven-frames=" + counters.unprovenFrames().get() + " refused-images=" + counters.refusedImages().get());
+        System.out.println("driver " + runtime.traffic());
     }
 
     /** Says that the worker is up and about to say HELLO (a test starts its server once every worker is). */

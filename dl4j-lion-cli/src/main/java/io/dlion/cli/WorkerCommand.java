@@ -180,10 +180,9 @@ public final class WorkerCommand implements Callable<Integer> {
         secret = JobSecret.forUdp(secretFile, insecure, "worker");
         JobSecret.checkFrameMac(frameMac, secret);
         final Sharing s = sharing();
-        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer || frameMac
-            || sharded())) {
+        if (s.isDense() && (syncDir != null || rejoin || checkpointDir != null || resume || lossRate > 0 || withServer || frameMac)) {
             throw new IllegalArgumentException("--sharing " + s.cliName() + " (the dense baseline) supports none of --sync-dir, --rejoin,"
-                + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac, --topology sharded");
+                + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac");
         }
         if (sharded() && (rejoin || resume || withServer)) {
             throw new IllegalArgumentException("--topology sharded supports none of --rejoin, --resume, --with-server yet: a worker that dies"
@@ -305,16 +304,19 @@ public final class WorkerCommand implements Callable<Integer> {
         final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir,
             secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
-        if (sharing().isDense()) {
-            trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings));
-            return 0;
-        }
+        final boolean dense = sharing().isDense();
         if ((withServer && workerId == 0) || sharded()) {
             try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0,
-                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters)) {
-                train(trainer, config, settings, recovery, hosted.runtime());
+                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters, dense)) {
+                if (dense) {
+                    trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
+                } else {
+                    train(trainer, config, settings, recovery, hosted.runtime());
+                }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
             }
+        } else if (dense) {
+            trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, null));
         } else {
             train(trainer, config, settings, recovery, null);
         }

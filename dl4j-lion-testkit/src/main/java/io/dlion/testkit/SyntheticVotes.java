@@ -6,9 +6,9 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.vote.RoundResult;
 
 /**
- * Seeded random sign votes for system runs and benchmarks (no model needed), and a digest of a result so
- * separate processes can compare what they applied. Worker {@code w} of round {@code r} always votes the
- * same words for the same seed, so any process can recompute every worker's vote.
+ * Seeded random sign votes and fp32 gradients for system runs and benchmarks (no model needed), and a digest of a
+ * result so separate processes can compare what they applied. Worker {@code w} of round {@code r} always votes the
+ * same words (and sends the same gradient) for the same seed, so any process can recompute every worker's vote.
  */
 public final class SyntheticVotes {
     private SyntheticVotes() {
@@ -57,6 +57,35 @@ public final class SyntheticVotes {
             for (int s = 0; s < result.segmentCount(); s++) {
                 hash = mix(hash, ((long) result.segmentStartWord(s) << 32) | result.segmentVoters(s));
             }
+        }
+        return hash;
+    }
+
+    /**
+     * Worker {@code worker}'s fp32 gradient of round {@code round}, uniform in [-1, 1), written into {@code into}.
+     *
+     * @param seed   of the run.
+     * @param round  round number.
+     * @param worker worker id.
+     * @param into   the gradient, every element overwritten.
+     */
+    public static void gradient(final long seed, final long round, final int worker, final float[] into) {
+        final SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + round * 257 + worker + 0x5DEECE66DL);
+        for (int i = 0; i < into.length; i++) {
+            into[i] = (float)(random.nextDouble() * 2 - 1);
+        }
+    }
+
+    /**
+     * @param mean a dense round's mean.
+     * @return a 64-bit FNV-1a digest over the mean's float bits.
+     */
+    public static long digest(final float[] mean) {
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0; i < mean.length; i += 2) {
+            final long low = Float.floatToRawIntBits(mean[i]) & 0xFFFFFFFFL;
+            final long high = i + 1 < mean.length ? Float.floatToRawIntBits(mean[i + 1]) : 0;
+            hash = mix(hash, low | high << 32);
         }
         return hash;
     }

@@ -85,21 +85,14 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
-public final class AggregationServer implements Agent, AutoCloseable {
+public final class AggregationServer implements SliceServer {
     private final Context ctx;
     private final ChunkLayout layout;
     private final int workers;
     private final Subscription subscription;
     private final ExclusivePublication publication;
     private final ServerCounters counters;
-    /**
-     * Round timeouts a round below the quorum waits, at most, for workers that have never voted on this server (still
-     * starting) before they are dropped and the round is aborted.
-     */
-    static final int STARTUP_GRACE_DEADLINES = 5;
-
-    private long graceRound = -1;
-    private int graceDeadlines;
+    private final StartupGrace startupGrace = new StartupGrace();
     private final Membership membership;
     private final VoteWindow window;
     private final ResultPublisher publisher;
@@ -198,21 +191,22 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     /** @return hand-over frames relayed from donors to joining workers, and payload bytes, and frames rejected. */
+    @Override
     public long[] handOverCounts() {
         return new long[] {relay.framesRelayed().get(), relay.bytesRelayed().get(), relay.framesRejected().get()};
     }
 
-    /** @return the counters of this server. */
+    @Override
     public ServerCounters counters() {
         return counters;
     }
 
-    /** @return the chunk grid of this server's shard. */
+    @Override
     public ChunkLayout layout() {
         return layout;
     }
 
-    /** @return the configuration. */
+    @Override
     public Context context() {
         return ctx;
     }
@@ -232,7 +226,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return membership.boundMask();
     }
 
-    /** @return true when the result publication has at least one connected subscriber. */
+    @Override
     public boolean isConnected() {
         return publisher.isConnected();
     }
@@ -379,7 +373,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
      * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
      * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never voted on
      * this server (still starting): then, below the quorum, the round waits another round timeout, up to
-     * {@link #STARTUP_GRACE_DEADLINES} times.
+     * {@link StartupGrace#DEADLINES} times.
      */
     private void onDeadline(final long now) {
         if (window.isOldestChunkVoted()) {
@@ -388,7 +382,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final long present = window.presentInOldestChunk();
         final long missing = window.required(membership.activeMask()) & ~present;
-        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0 && startupGrace(window.currentRound())) {
+        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0 && startupGrace.waitAgain(window.currentRound())) {
             // a missing worker has never voted on this server: it is probably still starting (its process, its first
             // training step); below the quorum the round waits another deadline for it, a bounded number of times
             window.progress(now);
@@ -402,15 +396,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return;
         }
         window.goOnWith(present, now);
-    }
-
-    /** @return true while the round may still wait for workers that never voted (at most {@link #STARTUP_GRACE_DEADLINES}). */
-    private boolean startupGrace(final long round) {
-        if (round != graceRound) {
-            graceRound = round;
-            graceDeadlines = 0;
-        }
-        return graceDeadlines++ < STARTUP_GRACE_DEADLINES;
     }
 
     /**

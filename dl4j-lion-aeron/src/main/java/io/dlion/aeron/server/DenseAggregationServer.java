@@ -34,12 +34,14 @@ import org.agrona.concurrent.Agent;
  * </pre>
  * The grid is a {@link ChunkLayout} of {@link GradientChunkFlyweight#CHUNK_WORDS} words (1,280 parameters, 5,120 bytes
  * a frame); the server holds {@code workers * windowChunks} chunks of gradients, never N full vectors. The configuration
- * is the vote server's {@link AggregationServer.Context} ({@code rule} and {@code chunkWords} do not apply). Frames of
+ * is the vote server's {@link AggregationServer.Context} ({@code rule} and {@code chunkWords} do not apply: fp32 chunks are
+ * {@link GradientChunkFlyweight#CHUNK_WORDS} words, and the slice servers of a sharded job and their workers cut the
+ * slices on that grid, {@code chunkWords(GradientChunkFlyweight.CHUNK_WORDS)} before {@code slice}). Frames of
  * the vote protocol (VOTE_CHUNK) are rejected as {@link RejectReason#UNEXPECTED_TYPE}, and a vote server rejects
  * GRADIENT_CHUNKs the same way, so a worker started with the wrong sharing fails its round instead of mixing payloads.
  * Workers rejoining a running dense job are not supported: the dense client does not send a join HELLO.
  */
-public final class DenseAggregationServer implements Agent, AutoCloseable {
+public final class DenseAggregationServer implements SliceServer {
     private final AggregationServer.Context ctx;
     private final ChunkLayout layout;
     private final int workers;
@@ -51,6 +53,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
     private final ResultPublisher control;
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
+    private final StartupGrace startupGrace = new StartupGrace();
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
     private final GradientChunkFlyweight gradient = new GradientChunkFlyweight();
@@ -136,19 +139,30 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         CloseHelper.closeAll(counters, publication, subscription);
     }
 
-    /** @return the counters of this server. */
+    @Override
     public ServerCounters counters() {
         return counters;
     }
 
-    /** @return the dense chunk grid of this server's shard. */
+    @Override
     public ChunkLayout layout() {
         return layout;
     }
 
-    /** @return the configuration. */
+    @Override
     public AggregationServer.Context context() {
         return ctx;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return publication.isConnected();
+    }
+
+    /** @return zeros: the dense baseline has no hand-over. */
+    @Override
+    public long[] handOverCounts() {
+        return new long[3];
     }
 
     /** @return the highest round opened so far, -1 before the first gradient. */
@@ -268,6 +282,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         if (reason != null) {
             return reject(reason);
         }
+        membership.onVote(worker);
         if (window.roundMask() == 0) {
             membership.onTimelyVote(worker);
         }
@@ -286,7 +301,14 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             return;
         }
         final long present = window.presentInOldestChunk();
-        membership.drop(window.required(membership.activeMask()) & ~present);
+        final long missing = window.required(membership.activeMask()) & ~present;
+        if (Long.bitCount(present) < ctx.minVoters() && (missing & ~membership.votedMask()) != 0 && startupGrace.waitAgain(window.currentRound())) {
+            // a missing worker has never sent a gradient to this server: it is probably still starting; below the quorum
+            // the round waits another deadline for it, a bounded number of times (as the vote server does)
+            window.progress(now);
+            return;
+        }
+        membership.drop(missing);
         if (Long.bitCount(present) < ctx.minVoters()) {
             counters.roundsAbandoned().incrementPlain();
             control.queueAbort(window.currentRound(), present);

@@ -13,8 +13,10 @@ import java.util.function.IntFunction;
 import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.DenseAggregationServer;
+import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.dense.DenseWorker;
 import io.dlion.exchange.RoundTimes;
 import org.agrona.CloseHelper;
@@ -69,11 +71,13 @@ class DenseDataParallelTest {
         assertTrue(serverErrors.isEmpty(), () -> "server errors: " + serverErrors);
     }
 
-    @Test
-    void shouldAverageEveryChunkInDoubleLikeAPlainLoop() throws Exception {
+    /** One server (the star), and three slice servers (sharded: a reduce-scatter, then an all-gather). */
+    @ParameterizedTest(name = "{0} slice server(s)")
+    @ValueSource(ints = {1, 3})
+    void shouldAverageEveryChunkInDoubleLikeAPlainLoop(final int slices) throws Exception {
         final int workers = 3;
         final int params = 3 * 1280 + 7;   // three full chunks and a short one
-        final List<AeronMeanExchange> exchanges = launch(workers, params);
+        final List<AeronMeanExchange> exchanges = launch(workers, params, slices);
         final SplittableRandom random = new SplittableRandom(7);
         final float[][][] sent = new float[ROUNDS][workers][params];
         for (int r = 0; r < ROUNDS; r++) {
@@ -234,19 +238,29 @@ class DenseDataParallelTest {
     }
 
     private List<AeronMeanExchange> launch(final int workers, final int params) {
+        return launch(workers, params, 1);
+    }
+
+    /** The job on one embedded driver over IPC: {@code slices} dense servers, slice s on streams 1881 + 2s and 1882 + 2s. */
+    private List<AeronMeanExchange> launch(final int workers, final int params, final int slices) {
         final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
         open.add(runtime);
-        final DenseAggregationServer server = new DenseAggregationServer(new AggregationServer.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).windowChunks(2)
-            .voteChannel(IPC).voteStreamId(1881).resultChannel(IPC).resultStreamId(1882));
-        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), serverErrors::add, null, server);
-        AgentRunner.startOnThread(runner);
-        open.add(runner);
+        final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
+        final List<ShardEndpoint> shards = new ArrayList<>();
+        for (int s = 0; s < slices; s++) {
+            final DenseAggregationServer server = new DenseAggregationServer(new AggregationServer.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).windowChunks(2)
+                .shard(s).paramRange(bounds[s], bounds[s + 1])
+                .voteChannel(IPC).voteStreamId(1881 + 2 * s).resultChannel(IPC).resultStreamId(1882 + 2 * s));
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), serverErrors::add, null, server);
+            AgentRunner.startOnThread(runner);
+            open.add(runner);
+            shards.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], IPC, 1881 + 2 * s, IPC, 1882 + 2 * s));
+        }
         final List<AeronMeanExchange> exchanges = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             final AeronMeanExchange exchange = new AeronMeanExchange(new AeronMeanExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workers(workers).workerId(w).paramCount(params)
-                .endpoint(new ShardEndpoint(0, 0, -1, IPC, 1881, IPC, 1882)));
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).workerId(w).paramCount(params).shards(shards));
             open.add(exchange);
             exchanges.add(exchange);
         }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -15,6 +16,7 @@ import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.DenseAggregationServer;
+import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.exchange.MeanExchange;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -30,13 +32,15 @@ public final class DenseTransport implements AutoCloseable {
     private static final int JOB = 1;
 
     private final AeronRuntime runtime;
+    private final boolean ownsRuntime;
     private final AgentRunner serverRunner;
     private final AtomicReference<Throwable> serverError;
     private final AeronMeanExchange.Context template;
 
-    private DenseTransport(final AeronRuntime runtime, final AgentRunner serverRunner, final AtomicReference<Throwable> serverError,
-        final AeronMeanExchange.Context template) {
+    private DenseTransport(final AeronRuntime runtime, final boolean ownsRuntime, final AgentRunner serverRunner,
+        final AtomicReference<Throwable> serverError, final AeronMeanExchange.Context template) {
         this.runtime = runtime;
+        this.ownsRuntime = ownsRuntime;
         this.serverRunner = serverRunner;
         this.serverError = serverError;
         this.template = template;
@@ -77,9 +81,9 @@ public final class DenseTransport implements AutoCloseable {
             final AtomicReference<Throwable> error = new AtomicReference<>();
             runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, server);
             AgentRunner.startOnThread(runner);
-            return new DenseTransport(runtime, runner, error, new AeronMeanExchange.Context()
+            return new DenseTransport(runtime, true, runner, error, new AeronMeanExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
-                .endpoint(new ShardEndpoint(0, 0, -1, serverVotes, voteStream, workerResults, resultStream)));
+                .shards(List.of(new ShardEndpoint(0, 0, -1, serverVotes, voteStream, workerResults, resultStream))));
         } catch (final RuntimeException ex) {
             CloseHelper.quietCloseAll(runner, runtime);
             throw ex;
@@ -87,20 +91,23 @@ public final class DenseTransport implements AutoCloseable {
     }
 
     /**
-     * A worker process's link to a dense server on another host: its own embedded driver, gradients to
-     * {@code server:votePort} by UDP unicast, means from the server's multi-destination-cast publication.
+     * A worker process's link to the dense servers of its job's {@link io.dlion.aeron.Topology}: the star's one server
+     * ({@code ./dlion server --sharing dense} on another host), or every rank's slice server of a sharded job (a
+     * reduce-scatter of the gradients, then an all-gather of the means). Gradients go to each server by UDP unicast,
+     * means come from each server's multi-destination-cast publication.
      *
-     * @param s where the server is (rule, loss rate, first round and join do not apply).
+     * @param s      where the servers are (rule, loss rate, first round and join do not apply).
+     * @param shared the runtime of this process's slice server, or null for an embedded driver of the transport's own.
      * @return the transport.
      */
-    public static DenseTransport remote(final RemoteTransport.Settings s) {
-        final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null)
+    public static DenseTransport remote(final RemoteTransport.Settings s, final AeronRuntime shared) {
+        final AeronRuntime runtime = shared != null ? shared : AeronRuntime.launch(new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null)
             .aeronDirectoryName(s.aeronDir()));
-        return new DenseTransport(runtime, null, null, new AeronMeanExchange.Context()
+        final int chunkWords = s.topology().chunkWords(s.params(), GradientChunkFlyweight.CHUNK_WORDS);
+        return new DenseTransport(runtime, shared == null, null, null, new AeronMeanExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret())
-            .endpoint(new ShardEndpoint(0, 0, -1, Channels.udpVotes(s.topology().host(0), s.topology().votePort(0), s.workers()), Configuration.VOTE_STREAM_ID_DEFAULT,
-                Channels.udpResultsSubscription(s.localHost(), s.workers()), Configuration.RESULT_STREAM_ID_DEFAULT)));
+            .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost())));
     }
 
     /**
@@ -118,12 +125,15 @@ public final class DenseTransport implements AutoCloseable {
     private static AeronMeanExchange.Context copyOf(final AeronMeanExchange.Context t) {
         // a context is concluded by the exchange it configures: every worker gets its own
         return new AeronMeanExchange.Context().aeron(t.aeron()).jobId(t.jobId()).workers(t.workers()).paramCount(t.paramCount())
-            .secret(t.secret()).connectTimeoutNs(t.connectTimeoutNs()).endpoint(t.endpoint());
+            .secret(t.secret()).connectTimeoutNs(t.connectTimeoutNs()).shards(t.shards());
     }
 
     @Override
     public void close() {
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.close(serverRunner);
+        if (ownsRuntime) {
+            CloseHelper.close(runtime);
+        }
     }
 
     private static int freeUdpPort() {
