@@ -79,6 +79,52 @@ class MultiProcessUdpTest {
         runSharded(4, VoteRule.AVERAGE, secretFile);
     }
 
+    /**
+     * The dense baseline sharded the same way (a reduce-scatter of fp32 gradients, then an all-gather of the means): 3
+     * worker processes, each serving one slice, every mean equal to a plain loop's sum in double divided by N.
+     */
+    @Test
+    void shouldAverageLikeAPlainLoopWhenEveryWorkerServesADenseSlice(@TempDir final Path dir) throws Exception {
+        final int n = 3;
+        final int params = 100_003;
+        final int rounds = 2;
+        final Path secretFile = Frames.writeSecret(dir.resolve("job.secret"));
+        final int basePort = TestPorts.freeUdpPorts(2 * n);
+        final List<Process> job = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final List<String> command = voteWorker(i, n, params, rounds);
+            command.addAll(List.of("--sharing", "dense", "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
+                "--vote-port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            processes.add(process);
+            job.add(process);
+        }
+        final List<String> expected = new ArrayList<>();
+        final float[][] gradients = new float[n][params];
+        for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < n; i++) {
+                SyntheticVotes.gradient(SEED, r, i, gradients[i]);
+            }
+            final float[] mean = new float[params];
+            for (int j = 0; j < params; j++) {
+                double sum = 0;
+                for (int i = 0; i < n; i++) {
+                    sum += gradients[i][j];
+                }
+                mean[j] = (float)(sum / n);
+            }
+            expected.add(Long.toHexString(SyntheticVotes.digest(mean)));
+        }
+        for (final Process process : job) {
+            final StringBuilder output = new StringBuilder();
+            final List<String> digests = digests(process, n, output);
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
+            assertEquals(0, process.exitValue(), output.toString());
+            assertEquals(expected, digests, output.toString());
+            assertTrue(output.toString().contains(" serves slice "), output.toString());
+        }
+    }
+
     private void runSharded(final int n, final VoteRule rule, final Path secretFile) throws Exception {
         final long params = 300_007;
         final int rounds = 3;
