@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.dlion.aeron.Topology;
 import io.dlion.cli.train.Comparison;
 import io.dlion.cli.train.EpochMetrics;
 import io.dlion.cli.train.NetlabComparison;
@@ -66,6 +67,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--netlab", paramLabel = "RATE", description = "run D-Lion MaVo and Avg and dense G-Lion and G-AdamW as server and worker"
         + " processes in network namespaces, every link shaped to RATE (e.g. 100mbit, 1gbit) by scripts/netlab.sh (needs root)")
     String netlab;
+
+    @Option(names = "--topology", defaultValue = Topology.SHARDED, description = "with --netlab: sharded (every worker serves a slice, for"
+        + " D-Lion and the dense baselines alike: the bandwidth-optimal reduce-scatter and all-gather) or star (one server process)"
+        + " (default: ${DEFAULT-VALUE})")
+    String topology;
 
     @Option(names = "--target-accuracy", description = "test accuracy for the time-to-accuracy column and the plot (default: ${DEFAULT-VALUE})")
     double targetAccuracy = 0.80;
@@ -168,11 +174,12 @@ public final class CompareCommand implements Callable<Integer> {
             workerArgs.addAll(List.of("--data-dir", opts.dataDir.toAbsolutePath().toString()));
         }
         final Path out = opts.out.toAbsolutePath();
-        final NetlabComparison.Settings settings = new NetlabComparison.Settings(script, netlab, workers, params, workerArgs, targetAccuracy,
+        final NetlabComparison.Settings settings = new NetlabComparison.Settings(script, netlab, workers, Topology.checkName(topology), params,
+            workerArgs, targetAccuracy,
             (epochTimeout + 120) * (long) opts.epochs, out);
         final List<NetlabComparison.Result> results = NetlabComparison.run(settings, methods);
         final List<String> command = new ArrayList<>(commandLine());
-        command.add(1, "--netlab " + netlab + " --target-accuracy " + targetAccuracy);
+        command.add(1, "--netlab " + netlab + " --topology " + topology + " --target-accuracy " + targetAccuracy);
         final String table = NetlabComparison.report(settings, results, String.join(" ", command));
         System.out.println();
         System.out.print(table);

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.Topology;
 import io.dlion.exchange.RoundTimes;
 
 /**
@@ -52,14 +53,16 @@ public final class NetlabComparison {
      * @param script         {@code scripts/netlab.sh}.
      * @param rate           tbf rate of every link, e.g. {@code 100mbit}.
      * @param workers        workers of every run.
+     * @param topology       {@code sharded} (every worker serves a slice: a reduce-scatter and an all-gather, for D-Lion
+     *                       and for the dense baselines alike) or {@code star} (one server).
      * @param params         the model's parameter count (the server's {@code --params}).
      * @param workerArgs     data, model and schedule options of every {@code ./dlion worker}.
      * @param targetAccuracy the test accuracy the time-to-accuracy column waits for.
      * @param timeoutSeconds how long one run may take before it is stopped.
      * @param out            the comparison's directory; run {@code key} goes to {@code out/key}.
      */
-    public record Settings(Path script, String rate, int workers, long params, List<String> workerArgs, double targetAccuracy,
-        long timeoutSeconds, Path out) {
+    public record Settings(Path script, String rate, int workers, String topology, long params, List<String> workerArgs,
+        double targetAccuracy, long timeoutSeconds, Path out) {
     }
 
     /**
@@ -105,11 +108,15 @@ public final class NetlabComparison {
         final List<Result> results = new ArrayList<>();
         for (final Method method : methods) {
             final String label = method.label(settings.workers());
-            System.out.println("=== " + label + " at " + settings.rate() + " per link");
+            System.out.println("=== " + label + " at " + settings.rate() + " per link, " + settings.topology());
             final Path runOut = settings.out().resolve(method.key());
             final List<String> command = new ArrayList<>(List.of("bash", settings.script().toString(), "--workers",
                 String.valueOf(settings.workers()), "--rate", settings.rate(), "--delay", "0", "--out", runOut.toString(), "--params",
-                String.valueOf(settings.params()), "--server-args", method.serverArgs(), "--"));
+                String.valueOf(settings.params()), "--topology", settings.topology()));
+            if (Topology.STAR.equals(settings.topology())) {
+                command.addAll(List.of("--server-args", method.serverArgs()));
+            }
+            command.add("--");
             command.addAll(settings.workerArgs());
             command.addAll(List.of("--sharing", method.sharing().cliName(), "--lr", String.valueOf(method.lr()), "--weight-decay",
                 String.valueOf(method.weightDecay())));
@@ -179,13 +186,13 @@ public final class NetlabComparison {
     /**
      * @param results the runs.
      * @param target  the test accuracy of the time-to-accuracy column.
-     * @param rate    the link rate, for the title.
+     * @param lab     the links and topology, for the title (e.g. {@code 100mbit per link, sharded}).
      * @return the Markdown table, and the ratios of D-Lion MaVo to dense G-Lion when both ran.
      */
-    public static String table(final List<Result> results, final double target, final String rate) {
+    public static String table(final List<Result> results, final double target, final String lab) {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "| run (%s per link) | s/epoch | s to %.1f%% | final accuracy | bytes on the wire | bytes the links carried"
-            + " | shaper drops | per round: compute | pack | wait | apply |%n", rate, 100 * target));
+        sb.append(String.format(Locale.ROOT, "| run (%s) | s/epoch | s to %.1f%% | final accuracy | bytes on the wire | bytes the links carried"
+            + " | shaper drops | per round: compute | pack | wait | apply |%n", lab, 100 * target));
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         Double mavoEpoch = null;
         Double denseEpoch = null;
@@ -267,7 +274,7 @@ public final class NetlabComparison {
      */
     public static String report(final Settings settings, final List<Result> results, final String command) throws IOException {
         Files.createDirectories(settings.out());
-        final String table = table(results, settings.targetAccuracy(), settings.rate());
+        final String table = table(results, settings.targetAccuracy(), settings.rate() + " per link, " + settings.topology());
         Files.writeString(settings.out().resolve("results.md"), "Produced by `" + command + "`.\n\n" + table);
         final Map<String, List<EpochMetrics>> runs = new LinkedHashMap<>();
         for (final Result r : results) {

@@ -33,7 +33,8 @@ class NetlabComparisonTest {
         assertEquals(11.0, NetlabComparison.secondsTo(job, 0.80));
         assertNull(NetlabComparison.secondsTo(job, 0.90));
 
-        final String table = NetlabComparison.table(List.of(mavo, dense, failed), 0.80, "100mbit");
+        final String table = NetlabComparison.table(List.of(mavo, dense, failed), 0.80, "100mbit per link, sharded");
+        assertTrue(table.startsWith("| run (100mbit per link, sharded) | s/epoch | s to 80.0% |"), table);
         assertTrue(table.contains("| D-Lion MaVo x2 | 2.0 | 11.0 | 84.00% | 1,200 | 1,320 (1.10x) | 7 | 10.0 (12.0) ms | 1.0 (2.0) ms | 30.0 (45.0) ms"
             + " | 3.0 (4.0) ms |"), table);
         assertTrue(table.contains("| dense G-Lion x2 | 10.0 | 40.0 | 83.00% | 12,000 | - | - |"), table);
