@@ -6,8 +6,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
-import io.dlion.aeron.server.SliceServer;
-import io.dlion.aeron.wire.GradientChunkFlyweight;
+import io.dlion.aeron.server.Payload;
 import io.dlion.cli.train.RemoteTransport;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -16,7 +15,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 /**
  * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
  * ({@code ./dlion worker --with-server}), or slice {@code r} in the worker of rank {@code r} of a sharded job
- * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link SliceServer}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
+ * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link Payload}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
  * control ports ({@link Topology}) on every address of the host ({@code 0.0.0.0}), so that the other workers reach it
  * exactly as they reach {@code ./dlion server} there.
  * <p>
@@ -27,7 +26,7 @@ final class InProcessServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(InProcessServer.class.getName());
     private final AeronRuntime runtime;
     private final boolean ownsRuntime;
-    private final SliceServer server;
+    private final AggregationServer server;
     private final AgentRunner runner;
 
     /**
@@ -59,12 +58,9 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        SliceServer created = null;
+        AggregationServer created = null;
         try {
-            if (dense) {
-                job.chunkWords(GradientChunkFlyweight.CHUNK_WORDS);
-            }
-            created = SliceServer.of(job.aeron(runtime.aeron()).slice(topology, slice), dense);
+            created = new AggregationServer(job.aeron(runtime.aeron()).payload(dense ? Payload.FP32 : Payload.SIGNS).slice(topology, slice));
             this.server = created;
             this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
                 null, created);

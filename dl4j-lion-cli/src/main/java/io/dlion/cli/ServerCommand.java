@@ -11,7 +11,7 @@ import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
-import io.dlion.aeron.server.SliceServer;
+import io.dlion.aeron.server.Payload;
 import io.dlion.job.Placement;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -125,7 +125,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
-            final SliceServer server = SliceServer.of(ctx, dense);
+            final AggregationServer server = new AggregationServer(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
             final ServerCounters serverCounters = server.counters();
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
@@ -179,7 +179,7 @@ public final class ServerCommand implements Callable<Integer> {
         }
     }
 
-    private void printStatus(final SliceServer server, final AeronRuntime runtime, final PrintStream out) {
+    private void printStatus(final AggregationServer server, final AeronRuntime runtime, final PrintStream out) {
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(statusInterval));

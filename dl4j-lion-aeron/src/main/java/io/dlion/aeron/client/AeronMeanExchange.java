@@ -37,7 +37,8 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * A worker's end of dense data-parallel training over Aeron, against one {@code DenseAggregationServer} per slice (one
+ * A worker's end of dense data-parallel training over Aeron, against one {@code AggregationServer} of fp32 gradients per
+ * slice ({@code Payload.FP32}; one
  * for the star, one in every worker for the sharded topology, a reduce-scatter then an all-gather): the same channels,
  * HELLO (with the job's secret), chunking and pipelining as {@link AeronVoteExchange}, with fp32 payloads.
  * {@link #submit} copies the gradient and sends the {@link GradientChunkFlyweight GRADIENT_CHUNK}s the publications take,

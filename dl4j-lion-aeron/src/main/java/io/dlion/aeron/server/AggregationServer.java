@@ -21,7 +21,8 @@ import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
-import io.dlion.aeron.wire.VoteChunkFlyweight;
+import io.dlion.aeron.wire.GradientChunkFlyweight;
+import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -32,16 +33,20 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * The aggregation server of one shard of a job: an {@link Agent} that subscribes to the workers' vote chunks,
- * votes each chunk as soon as every worker's vote for it has arrived, and publishes the result chunk at once,
- * so voting and broadcasting overlap with the workers still sending (pipelined).
+ * The aggregation server of one shard (slice) of a job: an {@link Agent} that subscribes to the workers' chunks,
+ * aggregates each chunk as soon as every worker's payload for it has arrived, and publishes the result chunk at once,
+ * so aggregating and broadcasting overlap with the workers still sending (pipelined). One engine for both payloads
+ * ({@link Context#payload(Payload)}): sign votes ({@link Payload#SIGNS}, voted: D-Lion) or fp32 gradients
+ * ({@link Payload#FP32}, summed in double and averaged: the dense baseline); only the {@link Aggregation} differs, and
+ * what follows says "vote" and "result" where a dense server takes a gradient and sends a mean.
  * <p>
  * The agent is the duty cycle only; each job is a collaborator:
  * <pre>
- *   vote subscription -> decode header -> {@link Membership}   HELLO, sessions, authentication, joins, laggards, drops
- *                                      -> {@link VoteWindow}   votes of the open round, chunk by chunk, deadline, quorum
- *                        duty cycle    -> {@link ResultPublisher} result chunks, JOIN_NOTICEs, ROUND_ABORTs
- *   hand-over stream   -> {@link HandOverRelay}   a donor's state, passed on to the joining worker
+ *   chunk subscription -> decode header -> {@link Membership}   HELLO, sessions, authentication, joins, laggards, drops
+ *                                       -> {@link ChunkWindow}  chunks of the open round, deadline, quorum
+ *                                            '-- {@link Aggregation}  the payload: {@link VoteAggregation} or {@link MeanAggregation}
+ *                         duty cycle    -> {@link ResultPublisher} result (or mean) chunks, JOIN_NOTICEs, ROUND_ABORTs
+ *   hand-over stream    -> {@link HandOverRelay}   a donor's state, passed on to the joining worker
  * </pre>
  * {@link #doWork()} is the only place a vote is taken: the fragment handler stops the poll as soon as a chunk may have
  * every vote it waits for (and leaves every further message in the log until then), and the duty cycle votes it before
@@ -85,7 +90,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
  */
-public final class AggregationServer implements SliceServer {
+public final class AggregationServer implements Agent, AutoCloseable {
     private final Context ctx;
     private final ChunkLayout layout;
     private final int workers;
@@ -94,7 +99,8 @@ public final class AggregationServer implements SliceServer {
     private final ServerCounters counters;
     private final StartupGrace startupGrace = new StartupGrace();
     private final Membership membership;
-    private final VoteWindow window;
+    private final ChunkWindow window;
+    private final Aggregation aggregation;
     private final ResultPublisher publisher;
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
@@ -103,17 +109,17 @@ public final class AggregationServer implements SliceServer {
     private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
     private final HelloFlyweight hello = new HelloFlyweight();
-    private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
 
     /**
-     * Create the server: adds the vote subscription, the result publication and the counters.
+     * Create the server: adds the chunk subscription, the result publication and the counters.
      *
      * @param ctx configuration, concluded here.
      */
     public AggregationServer(final Context ctx) {
         this.ctx = ctx.conclude();
-        this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, ctx.chunkWords());
+        final int chunkWords = ctx.payloadChunkWords();
+        this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, chunkWords);
         this.workers = ctx.workers();
         Subscription sub = null;
         ExclusivePublication pub = null;
@@ -130,15 +136,18 @@ public final class AggregationServer implements SliceServer {
         this.publication = pub;
         this.counters = cnt;
         final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
-        if (publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag < ctx.chunkWords() * Long.BYTES) {
+        final int need = (ctx.payload == Payload.FP32 ? MeanChunkFlyweight.length((long) chunkWords * Long.SIZE)
+            : MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES) + tag;
+        if (publication.maxPayloadLength() < need) {
             close();
-            throw new IllegalArgumentException("resultChannel mtu too small for chunkWords=" + ctx.chunkWords() + ": max payload "
-                + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords() * Long.BYTES + tag)
-                + " (use mtu=8k or fewer chunkWords)");
+            throw new IllegalArgumentException("resultChannel mtu too small for " + ctx.payload + " chunks of " + chunkWords + " words: max payload "
+                + publication.maxPayloadLength() + " bytes, need " + need + " (use mtu=8k or fewer chunkWords)");
         }
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
             ctx.epochClock, counters);
-        this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
+        this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
+            : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
+        this.window = new ChunkWindow(layout, ctx.shard, ctx.windowChunks, aggregation, ctx.minVoters, counters);
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
         this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
@@ -154,13 +163,13 @@ public final class AggregationServer implements SliceServer {
 
     @Override
     public String roleName() {
-        return "dlion-server-job" + ctx.jobId() + "-shard" + ctx.shard;
+        return (ctx.payload == Payload.FP32 ? "dlion-dense-server-job" : "dlion-server-job") + ctx.jobId() + "-shard" + ctx.shard;
     }
 
     /**
-     * One duty cycle: send what is pending (an abort, join notices, then results), read votes until a chunk has every
-     * vote it waits for, vote every such chunk, send again, and at the round deadline drop the missing workers (or abort
-     * the round) and vote what that completes.
+     * One duty cycle: send what is pending (an abort, join notices, then results), read chunks until a chunk has every
+     * payload it waits for, aggregate every such chunk, send again, and at the round deadline drop the missing workers
+     * (or abort the round) and aggregate what that completes.
      *
      * @return work done.
      */
@@ -169,13 +178,13 @@ public final class AggregationServer implements SliceServer {
         int work = publisher.publishAbort();
         work += publishNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
-        work += window.voteReady(membership.activeMask());
+        work += window.aggregateReady(membership.activeMask());
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
         work += answers.removeGoneWorkers(now);
         if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
             onDeadline(now);
-            work += 1 + window.voteReady(membership.activeMask());
+            work += 1 + window.aggregateReady(membership.activeMask());
         }
         return work + relay.doWork();
     }
@@ -191,22 +200,21 @@ public final class AggregationServer implements SliceServer {
     }
 
     /** @return hand-over frames relayed from donors to joining workers, and payload bytes, and frames rejected. */
-    @Override
     public long[] handOverCounts() {
         return new long[] {relay.framesRelayed().get(), relay.bytesRelayed().get(), relay.framesRejected().get()};
     }
 
-    @Override
+    /** @return the counters of this server. */
     public ServerCounters counters() {
         return counters;
     }
 
-    @Override
+    /** @return the chunk grid of this server's shard. */
     public ChunkLayout layout() {
         return layout;
     }
 
-    @Override
+    /** @return the configuration. */
     public Context context() {
         return ctx;
     }
@@ -226,7 +234,7 @@ public final class AggregationServer implements SliceServer {
         return membership.boundMask();
     }
 
-    @Override
+    /** @return true when the result publication has at least one connected subscriber. */
     public boolean isConnected() {
         return publisher.isConnected();
     }
@@ -251,9 +259,10 @@ public final class AggregationServer implements SliceServer {
      */
     public ControlledFragmentHandler.Action onMessage(final DirectBuffer buffer, final int offset, final int length, final byte flags,
         final int sessionId) {
-        if (window.voteDue()) {
+        if (window.aggregateDue()) {
             // the poll goes on with the subscription's other images after a BREAK: leave their messages in the log
-            // until the duty cycle has voted, so that no message is read between a chunk's last vote and its vote
+            // until the duty cycle has aggregated, so that no message is read between a chunk's last payload and its
+            // aggregation
             return ControlledFragmentHandler.Action.ABORT;
         }
         final ControlledFragmentHandler.Action action = handle(buffer, offset, length, flags, sessionId);
@@ -261,7 +270,7 @@ public final class AggregationServer implements SliceServer {
             return action;
         }
         counters.bytesIn().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
-        return window.voteDue() ? ControlledFragmentHandler.Action.BREAK : action;
+        return window.aggregateDue() ? ControlledFragmentHandler.Action.BREAK : action;
     }
 
     private ControlledFragmentHandler.Action handle(final DirectBuffer buffer, final int offset, final int length, final byte flags,
@@ -284,17 +293,19 @@ public final class AggregationServer implements SliceServer {
         if (type == MessageType.HELLO) {
             return onHello(hello.wrapForRead(buffer, offset), length, worker, sessionId);
         }
-        if (type != MessageType.VOTE_CHUNK) {
+        if (type != aggregation.frameType()) {
+            // a worker started with the other payload (votes to a dense server, gradients to a vote server) fails its
+            // round instead of mixing payloads
             return reject(RejectReason.UNEXPECTED_TYPE);
         }
         if (frameMac == null) {
-            return onVote(vote.wrapForRead(buffer, offset), length, worker, sessionId);
+            return onChunk(buffer, offset, length, worker, sessionId);
         }
         // verified again each time the frame is offered after an ABORT: the log may only be trusted once it is read
         if (!frameMac.verify(buffer, offset, length, sessionId)) {
             return reject(RejectReason.BAD_MAC);
         }
-        return onVote(vote.wrapForRead(buffer, offset), length - FrameMac.TAG_LENGTH, worker, sessionId);
+        return onChunk(buffer, offset, length - FrameMac.TAG_LENGTH, worker, sessionId);
     }
 
     private ControlledFragmentHandler.Action onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId) {
@@ -317,8 +328,9 @@ public final class AggregationServer implements SliceServer {
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
-    private ControlledFragmentHandler.Action onVote(final VoteChunkFlyweight vote, final int length, final int worker, final int sessionId) {
-        final MessageHeaderFlyweight msg = vote.header();
+    private ControlledFragmentHandler.Action onChunk(final DirectBuffer buffer, final int offset, final int length, final int worker,
+        final int sessionId) {
+        final MessageHeaderFlyweight msg = header;
         RejectReason reason = window.checkFrame(msg, length);
         if (reason != null) {
             return reject(reason);
@@ -352,7 +364,7 @@ public final class AggregationServer implements SliceServer {
         if (window.isBeyond(chunk)) {
             return ControlledFragmentHandler.Action.ABORT;
         }
-        reason = window.add(vote, chunk, worker);
+        reason = window.add(buffer, offset, chunk, worker);
         if (reason != null) {
             return reject(reason);
         }
@@ -376,7 +388,7 @@ public final class AggregationServer implements SliceServer {
      * {@link StartupGrace#DEADLINES} times.
      */
     private void onDeadline(final long now) {
-        if (window.isOldestChunkVoted()) {
+        if (window.isOldestChunkAggregated()) {
             window.progress(now);
             return;
         }
@@ -421,7 +433,7 @@ public final class AggregationServer implements SliceServer {
             work++;
         }
         for (ChunkSlot slot = window.nextToPublish(); slot != null; slot = window.nextToPublish()) {
-            if (!publisher.publishResult(window.currentRound(), slot)) {
+            if (!aggregation.publish(publisher, window.currentRound(), slot)) {
                 break;
             }
             window.published(ctx.nanoClock.nanoTime(), membership.activeMask());
@@ -452,6 +464,7 @@ public final class AggregationServer implements SliceServer {
         private int minVoters;
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
+        private Payload payload = Payload.SIGNS;
 
         /**
          * Validate the configuration once and fill derived defaults.
@@ -489,7 +502,11 @@ public final class AggregationServer implements SliceServer {
                 throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
             }
             Objects.requireNonNull(nanoClock, "nanoClock");
-            new ChunkLayout(paramCount(), fromParam, toParam, chunkWords());
+            Objects.requireNonNull(payload, "payload");
+            if (payload == Payload.FP32 && frameMac()) {
+                throw new IllegalArgumentException("frameMac is not supported with payload FP32 (the dense baseline)");
+            }
+            new ChunkLayout(paramCount(), fromParam, toParam, payloadChunkWords());
             if (minVoters == 0) {
                 minVoters = workers() / 2 + 1;
             }
@@ -501,6 +518,29 @@ public final class AggregationServer implements SliceServer {
             }
             Objects.requireNonNull(epochClock, "epochClock");
             return this;
+        }
+
+        /**
+         * @param payload what the workers send: {@link Payload#SIGNS} (votes, the default) or {@link Payload#FP32} (gradients
+         *                of the dense baseline).
+         * @return this for a fluent API.
+         */
+        public Context payload(final Payload payload) {
+            this.payload = payload;
+            return this;
+        }
+
+        /** @return what the workers send. */
+        public Payload payload() {
+            return payload;
+        }
+
+        /**
+         * @return words per chunk of this server's grid: {@link #chunkWords()} for votes; for fp32 gradients
+         *     {@link GradientChunkFlyweight#CHUNK_WORDS} (a 5,120-byte frame), or fewer when {@link #chunkWords()} is.
+         */
+        public int payloadChunkWords() {
+            return payload == Payload.FP32 ? Math.min(chunkWords(), GradientChunkFlyweight.CHUNK_WORDS) : chunkWords();
         }
 
         /**
@@ -542,15 +582,16 @@ public final class AggregationServer implements SliceServer {
 
         /**
          * Serve slice {@code slice} of a {@link Topology}: its chunk size ({@link Topology#chunkWords(long, int)} of the
-         * chunk words set so far), shard index, parameter range and channels on every address of the host. Set the
-         * parameter count, the workers and the chunk words first.
+         * chunk words set so far, or of {@link GradientChunkFlyweight#CHUNK_WORDS} for {@link Payload#FP32}), shard index,
+         * parameter range and channels on every address of the host. Set the parameter count, the workers, the payload
+         * and the chunk words first.
          *
          * @param topology who serves which slice.
          * @param slice    the slice this server owns.
          * @return this for a fluent API.
          */
         public Context slice(final Topology topology, final int slice) {
-            chunkWords(topology.chunkWords(paramCount(), chunkWords()));
+            chunkWords(topology.chunkWords(paramCount(), payload == Payload.FP32 ? GradientChunkFlyweight.CHUNK_WORDS : chunkWords()));
             final long[] bounds = Topology.sliceBounds(paramCount(), topology.slices(), chunkWords());
             return shard(slice).paramRange(bounds[slice], bounds[slice + 1])
                 .voteChannel(topology.serverVoteChannel(slice, workers()))

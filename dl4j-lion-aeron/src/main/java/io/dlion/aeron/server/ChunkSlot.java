@@ -1,37 +1,24 @@
 package io.dlion.aeron.server;
 
-import io.dlion.codec.DownlinkEncoding;
-
 /**
- * One chunk in flight in the {@link VoteWindow}: the votes received for it and, once voted, its result, which the
- * {@link ResultPublisher} reads. Every array is chunk-local (word 0 = the chunk's first word).
+ * One chunk in flight in the {@link ChunkWindow}: which chunk it holds, whose payloads for it are in, and, once
+ * aggregated, whose it counts. The payloads themselves are the {@link Aggregation}'s, kept per slot {@link #index}.
  */
 final class ChunkSlot {
-    final long[][] votes;
-    final long[][][] voteView;
-    final long[][] present;
-    final long[][] out;
+    /** Position of the slot in its window. */
+    final int index;
     int chunk = -1;
     long arrived;
-    boolean voted;
+    boolean aggregated;
     long voterMask;
-    int voters;
-    int encoding;
-    DownlinkEncoding downlink;
 
-    ChunkSlot(final int workers, final int chunkWords, final int planes) {
-        votes = new long[workers][chunkWords];
-        voteView = new long[workers][][];
-        for (int w = 0; w < workers; w++) {
-            voteView[w] = new long[][] {votes[w]};
-        }
-        present = new long[workers][];
-        out = new long[planes][chunkWords];
+    ChunkSlot(final int index) {
+        this.index = index;
     }
 
     void reset(final int chunk) {
         this.chunk = chunk;
         arrived = 0;
-        voted = false;
+        aggregated = false;
     }
 }

@@ -26,7 +26,7 @@ import org.agrona.concurrent.EpochClock;
  *   <li><b>Laggards</b>: on a fresh server (no round completed), workers whose HELLO names an older round than the
  *       others' missed a result of the old server; they are told to rejoin (a JOIN_NOTICE naming themselves).</li>
  * </ul>
- * Membership decides who; the {@link VoteWindow} holds the votes. Each call that announces joins records the workers
+ * Membership decides who; the {@link ChunkWindow} holds the chunks. Each call that announces joins records the workers
  * announced ({@link #announced()}), for the server to excuse them from the open round. Not thread-safe: the server's
  * agent thread only.
  */

@@ -9,14 +9,16 @@ import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.aeron.wire.RoundAbortFlyweight;
+import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteAggregator;
 
 /**
- * Everything one shard's server sends, on its result publication: result chunks, HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
+ * Everything one shard's server sends, on its result publication: result chunks (or means), HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
  * claimed with {@code tryClaim} and written by its frame flyweight in place (then tagged, when the job's frames carry
  * {@link FrameMac} tags).
  * <p>
@@ -38,6 +40,7 @@ final class ResultPublisher {
     private final int tag;
     private final BufferClaim bufferClaim = new BufferClaim();
     private final ResultChunkFlyweight result = new ResultChunkFlyweight();
+    private final MeanChunkFlyweight meanOut = new MeanChunkFlyweight();
     private final JoinNoticeFlyweight notice = new JoinNoticeFlyweight();
     private final RoundAbortFlyweight abort = new RoundAbortFlyweight();
     private final HelloAckFlyweight ack = new HelloAckFlyweight();
@@ -144,33 +147,61 @@ final class ResultPublisher {
     /**
      * Send a voted chunk's result, in as many frames as it needs, continuing where a refused offer stopped.
      *
-     * @param round the round.
-     * @param slot  the voted chunk.
+     * @param round     the round.
+     * @param chunk     the chunk voted.
+     * @param voterMask the workers it counts.
+     * @param voters    how many.
+     * @param encoding  of the result: sign bits, ternary or count planes.
+     * @param downlink  the result's down-link encoding.
+     * @param out       the result's planes, chunk-local.
      * @return true when the whole chunk went out.
      */
-    boolean publishResult(final long round, final ChunkSlot slot) {
-        if (round != sendingRound || slot.chunk != sendingChunk) {
+    boolean publishResult(final long round, final int chunk, final long voterMask, final int voters, final int encoding,
+        final DownlinkEncoding downlink, final long[][] out) {
+        if (round != sendingRound || chunk != sendingChunk) {
             sendingRound = round;
-            sendingChunk = slot.chunk;
+            sendingChunk = chunk;
             sentWords = 0;
         }
-        final int chunkWordOffset = layout.wordOffset(slot.chunk);
-        final int words = layout.wordsOf(slot.chunk);
+        final int chunkWordOffset = layout.wordOffset(chunk);
+        final int words = layout.wordsOf(chunk);
         final long chunkParams = layout.paramsOf(chunkWordOffset, words);
-        final int maxFrameWords = maxFrameWords(slot.encoding, slot.voters);
+        final int maxFrameWords = maxFrameWords(encoding, voters);
         while (sentWords < words) {
             final int from = sentWords;
             final int frameWords = Math.min(words - from, maxFrameWords);
-            final int length = ResultChunkFlyweight.length(slot.downlink, chunkParams, from, from + frameWords);
+            final int length = ResultChunkFlyweight.length(downlink, chunkParams, from, from + frameWords);
             if (!claim(length + tag)) {
                 return false;
             }
-            result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(slot.encoding, jobId, round, chunkWordOffset + from, frameWords,
-                shard, slot.voterMask, slot.downlink, slot.out, chunkParams, from);
+            result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(encoding, jobId, round, chunkWordOffset + from, frameWords,
+                shard, voterMask, downlink, out, chunkParams, from);
             commitTagged(length);
             sentWords += frameWords;
         }
         sendingChunk = -1;
+        return true;
+    }
+
+    /**
+     * Send an averaged chunk's fp32 mean, one frame (a dense chunk fits one).
+     *
+     * @param round     the round.
+     * @param chunk     the chunk averaged.
+     * @param voterMask the workers it averages.
+     * @param mean      the mean, chunk-local.
+     * @return true when it went out.
+     */
+    boolean publishMean(final long round, final int chunk, final long voterMask, final float[] mean) {
+        final int wordOffset = layout.wordOffset(chunk);
+        final int words = layout.wordsOf(chunk);
+        final int params = (int) layout.paramsOf(wordOffset, words);
+        final int length = MeanChunkFlyweight.length(params);
+        if (!claim(length + tag)) {
+            return false;
+        }
+        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, shard, voterMask, mean, params);
+        commitTagged(length);
         return true;
     }
 

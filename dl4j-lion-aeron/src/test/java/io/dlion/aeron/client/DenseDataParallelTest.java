@@ -15,7 +15,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
-import io.dlion.aeron.server.DenseAggregationServer;
+import io.dlion.aeron.server.Payload;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.dense.DenseWorker;
 import io.dlion.exchange.RoundTimes;
@@ -46,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Dense data-parallel training (the baseline): {@link DenseAggregationServer} and {@link AeronMeanExchange} over a real
+ * Dense data-parallel training (the baseline): {@link AggregationServer} of {@link Payload#FP32} and {@link AeronMeanExchange} over a real
  * embedded media driver (IPC), and {@link DenseWorker} on real DL4J models. Expected values come from a plain double
  * loop and from a single DL4J model with the same updater.
  */
@@ -248,7 +248,7 @@ class DenseDataParallelTest {
         final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
         final List<ShardEndpoint> shards = new ArrayList<>();
         for (int s = 0; s < slices; s++) {
-            final DenseAggregationServer server = new DenseAggregationServer(new AggregationServer.Context()
+            final AggregationServer server = new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).windowChunks(2)
                 .shard(s).paramRange(bounds[s], bounds[s + 1])
                 .voteChannel(IPC).voteStreamId(1881 + 2 * s).resultChannel(IPC).resultStreamId(1882 + 2 * s));

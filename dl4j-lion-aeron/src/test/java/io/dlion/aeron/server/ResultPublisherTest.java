@@ -93,21 +93,15 @@ class ResultPublisherTest {
         connect();
         final int voters = 64;
         final CountEncoding encoding = new CountEncoding(voters);
-        final ChunkSlot slot = new ChunkSlot(1, CHUNK_WORDS, VoteAggregator.planes(voters));
+        final long[][] out = new long[VoteAggregator.planes(voters)][CHUNK_WORDS];
         final SplittableRandom random = new SplittableRandom(3);
-        for (final long[] plane : slot.out) {
+        for (final long[] plane : out) {
             for (int i = 0; i < plane.length; i++) {
                 plane[i] = random.nextLong();
             }
         }
-        slot.chunk = 1;
-        slot.voted = true;
-        slot.voterMask = -1L;
-        slot.voters = voters;
-        slot.encoding = Encoding.COUNT_PLANES;
-        slot.downlink = encoding;
         final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
-        assertTrue(publisher.publishResult(9, slot));
+        assertTrue(publisher.publishResult(9, 1, -1L, voters, Encoding.COUNT_PLANES, encoding, out));
 
         final int planes = encoding.planes();
         final int maxFrameWords = (publication.maxPayloadLength() - ResultChunkFlyweight.BODY_OFFSET) / (planes * Long.BYTES);
@@ -130,7 +124,7 @@ class ResultPublisherTest {
         }
         assertEquals(layout.wordOffset(2), nextWord);
         for (int p = 0; p < planes; p++) {
-            assertArrayEquals(slot.out[p], read[p], "plane " + p);
+            assertArrayEquals(out[p], read[p], "plane " + p);
         }
     }
 

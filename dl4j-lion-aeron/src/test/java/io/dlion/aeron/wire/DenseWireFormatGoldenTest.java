@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The dense data-parallel frames against hand-written golden bytes: written by the encoders the send paths use
- * ({@code AeronMeanExchange}, {@code DenseAggregationServer}), read back by the decoders the receive paths use.
+ * ({@code AeronMeanExchange}, {@code AggregationServer} with {@code Payload.FP32}), read back by the decoders the receive paths use.
  */
 class DenseWireFormatGoldenTest {
 

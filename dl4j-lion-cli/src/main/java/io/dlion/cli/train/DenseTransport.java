@@ -15,7 +15,7 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.server.AggregationServer;
-import io.dlion.aeron.server.DenseAggregationServer;
+import io.dlion.aeron.server.Payload;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.exchange.MeanExchange;
 import org.agrona.CloseHelper;
@@ -23,7 +23,8 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
- * Where the workers of dense data-parallel training send their gradients: a {@link DenseAggregationServer} in this JVM
+ * Where the workers of dense data-parallel training send their gradients: an {@link AggregationServer} of
+ * {@link Payload#FP32} in this JVM
  * (IPC or UDP on 127.0.0.1, {@link #local}) or a {@code ./dlion server --sharing dense} on another host
  * ({@link #remote}, the same settings as a D-Lion worker's {@link RemoteTransport}).
  */
@@ -74,7 +75,7 @@ public final class DenseTransport implements AutoCloseable {
             }
             final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT;
             final int resultStream = Configuration.RESULT_STREAM_ID_DEFAULT;
-            final DenseAggregationServer server = new DenseAggregationServer(new AggregationServer.Context()
+            final AggregationServer server = new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
                 .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
                 .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10)));

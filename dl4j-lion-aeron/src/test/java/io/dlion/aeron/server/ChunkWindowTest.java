@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link VoteWindow} on its own, fed real vote frames, with its counters on an embedded driver. */
+/** {@link ChunkWindow} with the {@link VoteAggregation} of sign votes, fed real vote frames, with its counters on an embedded driver. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class VoteWindowTest {
+class ChunkWindowTest {
     private static final int WORKERS = 3;
     private static final int CHUNK_WORDS = 20;
     private static final long PARAMS = 5 * CHUNK_WORDS * 64 - 37;
@@ -43,6 +43,7 @@ class VoteWindowTest {
     private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
     private AeronRuntime runtime;
     private ServerCounters counters;
+    private VoteAggregation aggregation;
 
     @BeforeEach
     void setUp() {
@@ -58,7 +59,7 @@ class VoteWindowTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5})
     void shouldVoteEveryChunkWhateverTheArrivalOrderAndPublishInChunkOrder(final long seed) {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
+        final ChunkWindow window = window(layout.chunkCount(), VoteRule.MAJORITY);
         final long[][] votes = randomVotes(seed);
         final List<int[]> arrivals = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
@@ -72,8 +73,8 @@ class VoteWindowTest {
         for (final int[] arrival : arrivals) {
             assertNull(add(window, 0, arrival[0], arrival[1], votes[arrival[0]]));
             window.arrived(arrival[1], ALL);
-            voted += window.voteReady(ALL);
-            assertFalse(window.voteDue());
+            voted += window.aggregateReady(ALL);
+            assertFalse(window.aggregateDue());
         }
         assertEquals(layout.chunkCount(), voted, "every chunk voted as soon as its last vote came in");
         final long[] result = new long[votes[0].length];
@@ -82,8 +83,8 @@ class VoteWindowTest {
             assertNotNull(slot, "chunk " + c);
             assertEquals(c, slot.chunk);
             assertEquals(ALL, slot.voterMask);
-            assertEquals(Encoding.SIGN_BITS, slot.encoding);
-            System.arraycopy(slot.out[0], 0, result, layout.wordOffset(c), layout.wordsOf(c));
+            assertEquals(Encoding.SIGN_BITS, aggregation.encoding(slot));
+            System.arraycopy(aggregation.out(slot)[0], 0, result, layout.wordOffset(c), layout.wordsOf(c));
             assertEquals(c == layout.chunkCount() - 1, window.published(c, ALL));
         }
         assertNull(window.nextToPublish());
@@ -96,7 +97,7 @@ class VoteWindowTest {
 
     @Test
     void shouldHoldBackAChunkBeyondTheWindowUntilTheOldestIsPublished() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 2, VoteRule.MAJORITY, 1, counters);
+        final ChunkWindow window = window(2, VoteRule.MAJORITY);
         final long[][] votes = randomVotes(7);
         window.open(3, 0);
         assertFalse(window.isBeyond(1));
@@ -106,7 +107,7 @@ class VoteWindowTest {
             window.arrived(0, ALL);
         }
         assertNull(window.nextToPublish(), "nothing is published before the duty cycle votes");
-        assertEquals(1, window.voteReady(ALL));
+        assertEquals(1, window.aggregateReady(ALL));
         assertNotNull(window.nextToPublish());
         window.published(1, ALL);
         assertFalse(window.isBeyond(2));
@@ -115,17 +116,17 @@ class VoteWindowTest {
 
     @Test
     void shouldFixTheVotersWithTheFirstChunkVotedAndRefuseALateWorker() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
+        final ChunkWindow window = window(layout.chunkCount(), VoteRule.MAJORITY);
         final long[][] votes = randomVotes(11);
         final long active = 0b011;
         window.open(0, 0);
         assertNull(add(window, 0, 0, 2, votes[0]));
         window.arrived(2, active);
-        assertFalse(window.voteDue());
+        assertFalse(window.aggregateDue());
         assertNull(add(window, 0, 1, 2, votes[1]));
         window.arrived(2, active);
-        assertTrue(window.voteDue());
-        assertEquals(1, window.voteReady(active));
+        assertTrue(window.aggregateDue());
+        assertEquals(1, window.aggregateReady(active));
         assertEquals(active, window.roundMask());
         assertEquals(RejectReason.LATE, window.checkArrival(0, 2));
         assertNull(window.checkArrival(0, 1));
@@ -134,37 +135,37 @@ class VoteWindowTest {
 
     @Test
     void shouldGoOnWithTheWorkersPresentAtTheDeadline() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.MAJORITY, 1, counters);
+        final ChunkWindow window = window(layout.chunkCount(), VoteRule.MAJORITY);
         final long[][] votes = randomVotes(13);
         window.open(0, 0);
         for (int w = 0; w < 2; w++) {
             assertNull(add(window, 0, w, 0, votes[w]));
             window.arrived(0, ALL);
         }
-        assertEquals(0, window.voteReady(ALL));
+        assertEquals(0, window.aggregateReady(ALL));
         assertFalse(window.deadlinePassed(TIMEOUT_NS, TIMEOUT_NS));
         assertTrue(window.deadlinePassed(TIMEOUT_NS + 1, TIMEOUT_NS));
-        assertFalse(window.isOldestChunkVoted());
+        assertFalse(window.isOldestChunkAggregated());
         assertEquals(0b011, window.presentInOldestChunk());
         assertEquals(ALL, window.required(ALL));
         window.goOnWith(0b011, TIMEOUT_NS + 1);
-        assertEquals(1, window.voteReady(0b011));
+        assertEquals(1, window.aggregateReady(0b011));
         final ChunkSlot slot = window.nextToPublish();
         assertEquals(0b011, slot.voterMask);
-        assertEquals(Encoding.TERNARY, slot.encoding, "two voters can tie");
+        assertEquals(Encoding.TERNARY, aggregation.encoding(slot), "two voters can tie");
         assertFalse(window.deadlinePassed(2 * TIMEOUT_NS + 1, TIMEOUT_NS), "the deadline restarts when the round goes on");
     }
 
     @Test
     void shouldLetAnExcusedWorkerLeaveTheVotersOnlyAboveTheQuorum() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, layout.chunkCount(), VoteRule.AVERAGE, 1, counters);
+        final ChunkWindow window = window(layout.chunkCount(), VoteRule.AVERAGE);
         final long[][] votes = randomVotes(17);
         window.open(0, 0);
         for (int w = 0; w < WORKERS; w++) {
             assertNull(add(window, 0, w, 0, votes[w]));
             window.arrived(0, ALL);
         }
-        assertEquals(1, window.voteReady(ALL));
+        assertEquals(1, window.aggregateReady(ALL));
         window.excuse(2, 3);
         assertEquals(ALL, window.roundMask(), "two left of a quorum of three: the worker stays a voter");
         window.excuse(2, 2);
@@ -173,17 +174,17 @@ class VoteWindowTest {
             assertNull(add(window, 0, w, 1, votes[w]));
             window.arrived(1, ALL);
         }
-        assertEquals(1, window.voteReady(ALL));
+        assertEquals(1, window.aggregateReady(ALL));
         window.published(1, ALL);
         final ChunkSlot slot = window.nextToPublish();
         assertEquals(1, slot.chunk);
         assertEquals(0b011, slot.voterMask);
-        assertEquals(Encoding.COUNT_PLANES, slot.encoding);
+        assertEquals(Encoding.COUNT_PLANES, aggregation.encoding(slot));
     }
 
     @Test
     void shouldRefuseFramesOffThisShardsGrid() {
-        final VoteWindow window = new VoteWindow(layout, 0, WORKERS, 4, VoteRule.MAJORITY, 1, counters);
+        final ChunkWindow window = window(4, VoteRule.MAJORITY);
         final long[] signs = new long[(int)((PARAMS + 63) >>> 6)];
         final int length = vote.wrap(frame, 0).encode(1, 0, CHUNK_WORDS, CHUNK_WORDS, 0, 0, new long[][] {signs}, PARAMS, CHUNK_WORDS);
         assertNull(window.checkFrame(vote.header(), length));
@@ -196,14 +197,19 @@ class VoteWindowTest {
         assertEquals(RejectReason.MALFORMED, window.checkFrame(vote.header(), length));
     }
 
-    private RejectReason add(final VoteWindow window, final long round, final int worker, final int chunk, final long[] signs) {
+    private RejectReason add(final ChunkWindow window, final long round, final int worker, final int chunk, final long[] signs) {
         final int words = layout.wordsOf(chunk);
         final int length = vote.wrap(frame, 0).encode(1, round, layout.wordOffset(chunk), words, worker, 0, new long[][] {signs}, PARAMS,
             layout.wordOffset(chunk));
         assertNull(window.checkFrame(vote.header(), length));
         assertEquals(chunk, window.chunkOf(vote.header()));
         final RejectReason arrival = window.checkArrival(chunk, worker);
-        return arrival != null ? arrival : window.add(vote.wrapForRead(frame, 0), chunk, worker);
+        return arrival != null ? arrival : window.add(frame, 0, chunk, worker);
+    }
+
+    private ChunkWindow window(final int windowChunks, final VoteRule rule) {
+        aggregation = new VoteAggregation(WORKERS, CHUNK_WORDS, windowChunks, rule, counters);
+        return new ChunkWindow(layout, 0, windowChunks, aggregation, 1, counters);
     }
 
     private static long[][] randomVotes(final long seed) {

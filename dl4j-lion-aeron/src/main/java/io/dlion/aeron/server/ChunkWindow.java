@@ -2,34 +2,30 @@ package io.dlion.aeron.server;
 
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
-import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
-import io.dlion.aeron.wire.VoteChunkFlyweight;
-import io.dlion.codec.DownlinkEncoding;
-import io.dlion.vote.VoteAggregator;
-import io.dlion.vote.VoteRule;
+import org.agrona.DirectBuffer;
 
 /**
- * The vote window of one shard's server: the round open now, and the votes of its chunks in flight, aggregated chunk by
- * chunk.
+ * The window of one slice server: the round open now, and the chunks in flight, aggregated chunk by chunk by its
+ * {@link Aggregation} (sign votes voted, or fp32 gradients averaged).
  * <p>
- * A round is opened by its first vote ({@link #open}) and completes when its last chunk's result is published
- * ({@link #published}). Votes are copied out of Aeron's receive buffer into {@code windowChunks} slots of one chunk per
- * worker; a chunk beyond the window ({@link #isBeyond}) is held back by the caller until the oldest chunk is published.
- * A chunk is ready once every required worker's vote for it is in: the round's voters once its first chunk was voted,
- * before that every active worker (the membership's). The first chunk voted fixes the round's voters.
+ * A round is opened by its first chunk ({@link #open}) and completes when its last chunk's result is published
+ * ({@link #published}). Payloads are copied out of Aeron's receive buffer into {@code windowChunks} slots of one chunk
+ * per worker; a chunk beyond the window ({@link #isBeyond}) is held back by the caller until the oldest chunk is
+ * published. A chunk is ready once every required worker's payload for it is in: the round's voters once its first chunk
+ * was aggregated, before that every active worker (the membership's). The first chunk aggregated fixes the round's
+ * voters.
  * <p>
- * The window never decides <em>when</em> to vote: it records that a vote may be due ({@link #voteDue()}) and votes
- * every ready chunk when its owner's duty cycle calls {@link #voteReady(long)}. Deadline: {@link #deadlinePassed} when
- * the round made no progress (opened, or published a chunk) for the round timeout; the owner then drops the workers
- * missing from the oldest chunk and either goes on with the others ({@link #goOnWith}) or aborts the round
- * ({@link #abort()}). Not thread-safe: the server's agent thread only.
+ * The window never decides <em>when</em> to aggregate: it records that a chunk may be due ({@link #aggregateDue()}) and
+ * aggregates every ready chunk when its owner's duty cycle calls {@link #aggregateReady(long)}. Deadline:
+ * {@link #deadlinePassed} when the round made no progress (opened, or published a chunk) for the round timeout; the owner
+ * then drops the workers missing from the oldest chunk and either goes on with the others ({@link #goOnWith}) or aborts
+ * the round ({@link #abort()}). Not thread-safe: the server's agent thread only.
  */
-final class VoteWindow {
+final class ChunkWindow {
     private final ChunkLayout layout;
     private final int shard;
-    private final boolean majority;
-    private final VoteRule rule;
+    private final Aggregation aggregation;
     private final ServerCounters counters;
     private final ChunkSlot[] slots;
     private final int minVoters;
@@ -40,33 +36,30 @@ final class VoteWindow {
     private long progressNs;
     private long roundMask;
     private int baseChunk;
-    private boolean voteDue;
+    private boolean aggregateDue;
 
     /**
      * @param layout       the shard's chunk grid.
      * @param shard        index of the shard.
-     * @param workers      of the job.
      * @param windowChunks chunks held at once.
-     * @param rule         majority vote or averaging.
+     * @param aggregation  what the chunks carry, and how they are aggregated and sent.
      * @param minVoters    the quorum: a round's voters are never fewer (its chunks wait, then the deadline aborts it).
-     * @param counters     where chunks voted, ties, rounds and voters are counted.
+     * @param counters     where chunks aggregated, rounds and voters are counted.
      */
-    VoteWindow(final ChunkLayout layout, final int shard, final int workers, final int windowChunks, final VoteRule rule,
-        final int minVoters, final ServerCounters counters) {
+    ChunkWindow(final ChunkLayout layout, final int shard, final int windowChunks, final Aggregation aggregation, final int minVoters,
+        final ServerCounters counters) {
         this.minVoters = minVoters;
         this.layout = layout;
         this.shard = shard;
-        this.rule = rule;
-        this.majority = rule == VoteRule.MAJORITY;
+        this.aggregation = aggregation;
         this.counters = counters;
-        final int planes = majority ? 2 : VoteAggregator.planes(workers);
         this.slots = new ChunkSlot[windowChunks];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new ChunkSlot(workers, layout.chunkWords(), planes);
+            slots[i] = new ChunkSlot(i);
         }
     }
 
-    /** @return the highest round opened so far, -1 before the first vote. */
+    /** @return the highest round opened so far, -1 before the first chunk. */
     long currentRound() {
         return currentRound;
     }
@@ -81,36 +74,36 @@ final class VoteWindow {
         return completedRound;
     }
 
-    /** @return the open round's voters, fixed by its first chunk voted; 0 before. */
+    /** @return the open round's voters, fixed by its first chunk aggregated; 0 before. */
     long roundMask() {
         return roundMask;
     }
 
     /**
-     * @param vote   a VOTE_CHUNK from a known worker of the job.
-     * @param length of the message.
-     * @return why the frame is not a vote of this shard's grid, or null when it is.
+     * @param frame  a chunk of the aggregation's type from a known worker of the job.
+     * @param length of the message, without a frame tag.
+     * @return why the frame is not a chunk of this shard's grid, or null when it is.
      */
-    RejectReason checkFrame(final MessageHeaderFlyweight vote, final int length) {
-        if (vote.shard() != shard) {
+    RejectReason checkFrame(final MessageHeaderFlyweight frame, final int length) {
+        if (frame.shard() != shard) {
             return RejectReason.WRONG_SHARD;
         }
-        final int chunk = layout.chunkAt(vote.chunkWordOffset());
-        if (chunk < 0 || vote.chunkWords() != layout.wordsOf(chunk)) {
+        final int chunk = layout.chunkAt(frame.chunkWordOffset());
+        if (chunk < 0 || frame.chunkWords() != layout.wordsOf(chunk)) {
             return RejectReason.OUT_OF_RANGE;
         }
-        if (vote.encoding() != Encoding.SIGN_BITS) {
+        if (frame.encoding() != aggregation.encoding()) {
             return RejectReason.MALFORMED;
         }
-        if (length != VoteChunkFlyweight.length(layout.paramsOf(vote.chunkWordOffset(), vote.chunkWords()))) {
+        if (length != aggregation.frameLength(layout.paramsOf(frame.chunkWordOffset(), frame.chunkWords()))) {
             return RejectReason.BAD_LENGTH;
         }
         return null;
     }
 
     /**
-     * @param helloRound the round the voter's HELLO named.
-     * @return the highest round a vote may open: the one after the current, or on a fresh server the HELLO's.
+     * @param helloRound the round the sender's HELLO named.
+     * @return the highest round a chunk may open: the one after the current, or on a fresh server the HELLO's.
      */
     long openableRound(final long helloRound) {
         return currentRound >= 0 ? currentRound + 1 : helloRound;
@@ -133,7 +126,7 @@ final class VoteWindow {
         }
     }
 
-    /** Close the open round without a vote (only laggards voted in it, see {@link Membership}). */
+    /** Close the open round without a result (only laggards sent in it, see {@link Membership}). */
     void discard() {
         open = false;
         for (final ChunkSlot slot : slots) {
@@ -142,16 +135,16 @@ final class VoteWindow {
     }
 
     /**
-     * @param vote header of a vote of the open round, checked by {@link #checkFrame}.
-     * @return the chunk index of the vote.
+     * @param frame header of a chunk of the open round, checked by {@link #checkFrame}.
+     * @return the chunk index.
      */
-    int chunkOf(final MessageHeaderFlyweight vote) {
-        return layout.chunkAt(vote.chunkWordOffset());
+    int chunkOf(final MessageHeaderFlyweight frame) {
+        return layout.chunkAt(frame.chunkWordOffset());
     }
 
     /**
-     * @param chunk  of a vote of the open round.
-     * @param worker the voter.
+     * @param chunk  of a chunk of the open round.
+     * @param worker the sender.
      * @return {@code DUPLICATE} for a chunk already published, {@code LATE} for a worker left out of the round's voters,
      *     otherwise null.
      */
@@ -166,44 +159,45 @@ final class VoteWindow {
     }
 
     /**
-     * @param chunk of a vote of the open round.
-     * @return true when the chunk is beyond the window: the vote must be offered again once the oldest chunk is published.
+     * @param chunk of a chunk of the open round.
+     * @return true when the chunk is beyond the window: it must be offered again once the oldest chunk is published.
      */
     boolean isBeyond(final int chunk) {
         return chunk >= baseChunk + slots.length;
     }
 
     /**
-     * Copy a vote into its slot.
+     * Copy a worker's chunk into its slot.
      *
-     * @param vote   the vote, wrapped.
+     * @param buffer holding the message, checked by {@link #checkFrame}.
+     * @param offset of the message.
      * @param chunk  its chunk, in the window.
-     * @param worker the voter.
-     * @return {@code DUPLICATE} when the worker's vote for that chunk is in already or the chunk was voted, otherwise null.
+     * @param worker the sender.
+     * @return {@code DUPLICATE} when the worker's chunk is in already or the chunk was aggregated, otherwise null.
      */
-    RejectReason add(final VoteChunkFlyweight vote, final int chunk, final int worker) {
+    RejectReason add(final DirectBuffer buffer, final int offset, final int chunk, final int worker) {
         final ChunkSlot slot = slots[chunk % slots.length];
         if (slot.chunk != chunk) {
             slot.reset(chunk);
         }
         final long bit = 1L << worker;
-        if ((slot.arrived & bit) != 0 || slot.voted) {
+        if ((slot.arrived & bit) != 0 || slot.aggregated) {
             return RejectReason.DUPLICATE;
         }
-        vote.decodeSigns(layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)), slot.voteView[worker]);
+        aggregation.store(buffer, offset, slot, worker, layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)));
         slot.arrived |= bit;
         return null;
     }
 
     /**
-     * Note that a chunk got a vote: a vote is due when the chunk now has every required vote.
+     * Note that a chunk got a payload: an aggregation is due when the chunk now has every required one.
      *
      * @param chunk      the chunk, in the window.
      * @param activeMask the workers a round waits for before its voters are fixed.
      */
     void arrived(final int chunk, final long activeMask) {
         final ChunkSlot slot = slots[chunk % slots.length];
-        voteDue |= slot.chunk == chunk && isReady(slot, activeMask);
+        aggregateDue |= slot.chunk == chunk && isReady(slot, activeMask);
     }
 
     /**
@@ -217,29 +211,29 @@ final class VoteWindow {
         final long bit = 1L << worker;
         if (open && roundMask != 0 && (roundMask & bit) != 0 && Long.bitCount(roundMask & ~bit) >= minVoters) {
             roundMask &= ~bit;
-            voteDue = true;
+            aggregateDue = true;
         } else if (open && roundMask == 0) {
-            voteDue = true;
+            aggregateDue = true;
         }
     }
 
-    /** @return true when a chunk may have every required vote: the duty cycle must call {@link #voteReady(long)}. */
-    boolean voteDue() {
-        return voteDue;
+    /** @return true when a chunk may have every required payload: the duty cycle must call {@link #aggregateReady(long)}. */
+    boolean aggregateDue() {
+        return aggregateDue;
     }
 
     /**
-     * Vote every chunk of the window whose required votes are in, in chunk order.
+     * Aggregate every chunk of the window whose required payloads are in, in chunk order.
      *
      * @param activeMask the workers a round waits for before its voters are fixed.
-     * @return chunks voted.
+     * @return chunks aggregated.
      */
-    int voteReady(final long activeMask) {
-        if (!voteDue) {
+    int aggregateReady(final long activeMask) {
+        if (!aggregateDue) {
             return 0;
         }
-        voteDue = false;
-        int voted = 0;
+        aggregateDue = false;
+        int aggregated = 0;
         if (open) {
             for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
                 final ChunkSlot slot = slots[c % slots.length];
@@ -248,21 +242,25 @@ final class VoteWindow {
                     if (roundMask == 0) {
                         roundMask = voters;
                     }
-                    vote(slot, layout.wordsOf(c), voters);
-                    voted++;
+                    slot.voterMask = voters;
+                    final int words = layout.wordsOf(c);
+                    aggregation.aggregate(slot, words, layout.paramsOf(layout.wordOffset(c), words));
+                    slot.aggregated = true;
+                    counters.chunksVoted().incrementPlain();
+                    aggregated++;
                 }
             }
         }
-        return voted;
+        return aggregated;
     }
 
-    /** @return the oldest chunk of the open round when it is voted and not yet published, otherwise null. */
+    /** @return the oldest chunk of the open round when it is aggregated and not yet published, otherwise null. */
     ChunkSlot nextToPublish() {
         if (!open || baseChunk >= layout.chunkCount()) {
             return null;
         }
         final ChunkSlot slot = slots[baseChunk % slots.length];
-        return slot.chunk == baseChunk && slot.voted ? slot : null;
+        return slot.chunk == baseChunk && slot.aggregated ? slot : null;
     }
 
     /**
@@ -284,7 +282,7 @@ final class VoteWindow {
             return true;
         }
         final ChunkSlot next = slots[baseChunk % slots.length];
-        voteDue |= next.chunk == baseChunk && isReady(next, activeMask);
+        aggregateDue |= next.chunk == baseChunk && isReady(next, activeMask);
         return false;
     }
 
@@ -297,14 +295,14 @@ final class VoteWindow {
         return open && nowNs - progressNs > timeoutNs;
     }
 
-    /** @return true when the oldest chunk is voted (its result waits for the publication): no worker is missing. */
-    boolean isOldestChunkVoted() {
+    /** @return true when the oldest chunk is aggregated (its result waits for the publication): no worker is missing. */
+    boolean isOldestChunkAggregated() {
         final ChunkSlot base = slots[baseChunk % slots.length];
-        return base.chunk == baseChunk && base.voted;
+        return base.chunk == baseChunk && base.aggregated;
     }
 
     /**
-     * Count the time from now as progress (the round is not stuck on missing votes).
+     * Count the time from now as progress (the round is not stuck on missing payloads).
      *
      * @param nowNs now.
      */
@@ -320,7 +318,7 @@ final class VoteWindow {
         return roundMask != 0 ? roundMask : activeMask;
     }
 
-    /** @return the required workers whose vote for the oldest chunk is in (any worker's before the voters are fixed). */
+    /** @return the required workers whose payload for the oldest chunk is in (any worker's before the voters are fixed). */
     long presentInOldestChunk() {
         final ChunkSlot base = slots[baseChunk % slots.length];
         final long arrived = base.chunk == baseChunk ? base.arrived : 0;
@@ -330,13 +328,13 @@ final class VoteWindow {
     /**
      * At the deadline, with at least the quorum present: the round's voters become the workers present.
      *
-     * @param present workers whose vote for the oldest chunk is in.
+     * @param present workers whose payload for the oldest chunk is in.
      * @param nowNs   now.
      */
     void goOnWith(final long present, final long nowNs) {
         roundMask = present;
         progressNs = nowNs;
-        voteDue = true;
+        aggregateDue = true;
     }
 
     /** At the deadline, below the quorum: the round closes without a result. */
@@ -347,27 +345,7 @@ final class VoteWindow {
     private boolean isReady(final ChunkSlot slot, final long activeMask) {
         final long required = roundMask != 0 ? roundMask : activeMask;
         // the active workers can be fewer than the quorum (a worker rejoining is not waited for until its first round):
-        // the voters are then not fixed below it, the chunk waits for more votes or the deadline (which aborts)
-        return !slot.voted && (slot.arrived & required) == required && (roundMask != 0 || Long.bitCount(slot.arrived) >= minVoters);
-    }
-
-    private void vote(final ChunkSlot slot, final int words, final long voterMask) {
-        int voters = 0;
-        for (long m = voterMask; m != 0; m &= m - 1) {
-            slot.present[voters++] = slot.votes[Long.numberOfTrailingZeros(m)];
-        }
-        slot.voterMask = voterMask;
-        slot.voters = voters;
-        slot.downlink = DownlinkEncoding.of(rule, voters);
-        if (majority) {
-            final int ties = VoteAggregator.majority(slot.present, voters, 0, words, slot.out[0], slot.out[1]);
-            counters.ties().getAndAddPlain(ties);
-            slot.encoding = (voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY;
-        } else {
-            VoteAggregator.count(slot.present, voters, 0, words, slot.out);
-            slot.encoding = Encoding.COUNT_PLANES;
-        }
-        slot.voted = true;
-        counters.chunksVoted().incrementPlain();
+        // the voters are then not fixed below it, the chunk waits for more payloads or the deadline (which aborts)
+        return !slot.aggregated && (slot.arrived & required) == required && (roundMask != 0 || Long.bitCount(slot.arrived) >= minVoters);
     }
 }
