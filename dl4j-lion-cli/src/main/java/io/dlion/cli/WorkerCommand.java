@@ -54,7 +54,8 @@ public final class WorkerCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE})")
     String topologyName;
 
-    @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank")
+    @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank"
+        + " (default: DLION_HOSTS, or Slurm's SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE)")
     List<String> hosts;
 
     @Option(names = "--control-port", description = "server result control port (default: the vote port + 1)")
@@ -217,12 +218,14 @@ public final class WorkerCommand implements Callable<Integer> {
             if (serverFlag != null || controlPortFlag != null) {
                 throw new IllegalArgumentException("--topology sharded has no server: --server and --control-port do not apply");
             }
-            if (hosts == null || hosts.size() != workers) {
+            final List<String> rankHosts = hosts != null ? hosts : Placement.rankHosts(env, workers);
+            if (rankHosts == null || rankHosts.size() != workers) {
                 throw new IllegalArgumentException("--topology sharded needs --hosts with one address per worker (" + workers + "), got "
-                    + (hosts == null ? "none" : hosts.size() + ": " + hosts));
+                    + (rankHosts == null ? "none (nor " + Placement.HOSTS_VARIABLE + ", nor SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE)"
+                    : rankHosts.size() + ": " + rankHosts));
             }
-            topology = Topology.sharded(hosts, votePort);
-            localHost = localHostFlag != null ? localHostFlag : hosts.get(workerId);
+            topology = Topology.sharded(rankHosts, votePort);
+            localHost = localHostFlag != null ? localHostFlag : rankHosts.get(workerId);
         } else {
             if (hosts != null) {
                 throw new IllegalArgumentException("--hosts is for --topology sharded");
@@ -235,6 +238,11 @@ public final class WorkerCommand implements Callable<Integer> {
         if (!placement.sources().isEmpty()) {
             System.out.println("worker " + workerId + " of " + workers + ", " + topology + " (scheduler variables: " + placement.sources() + ")");
         }
+    }
+
+    /** @return who serves which slice, once {@link #config()} placed this worker. */
+    Topology topology() {
+        return topology;
     }
 
     private boolean sharded() {

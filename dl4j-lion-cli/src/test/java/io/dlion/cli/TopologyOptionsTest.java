@@ -19,6 +19,22 @@ class TopologyOptionsTest {
         assertRefused("3", "--params", "1000", "--topology", "sharded", "--hosts", "127.0.0.1,127.0.0.1");
     }
 
+    /** Under Slurm a sharded worker needs no --hosts: rank r's host follows from the node list and the tasks per node. */
+    @Test
+    void shouldTakeEveryRanksHostFromSlurmWhenHostsAreNotGiven() {
+        final WorkerCommand worker = new WorkerCommand();
+        new CommandLine(worker).parseArgs("--job", "1", "--insecure", "--topology", "sharded", "--vote-port", "40200", "--out", "target/unused");
+        worker.env = java.util.Map.of("SLURM_NTASKS", "4", "SLURM_PROCID", "2", "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE", "2(x2)");
+        worker.config();
+        assertEquals("sharded[n1:40200:40201, n1:40202:40203, n2:40204:40205, n2:40206:40207]", worker.topology().toString());
+
+        final WorkerCommand torchrun = new WorkerCommand();
+        new CommandLine(torchrun).parseArgs("--job", "1", "--insecure", "--topology", "sharded", "--out", "target/unused");
+        torchrun.env = java.util.Map.of("WORLD_SIZE", "2", "RANK", "0", "MASTER_ADDR", "h0");
+        final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, torchrun::config);
+        assertTrue(e.getMessage().contains("--hosts") && e.getMessage().contains("DLION_HOSTS"), e.getMessage());
+    }
+
     @Test
     void shouldRefuseAnUnknownTopologyAndHostsForTheStar() {
         assertRefused("--topology", "--params", "1000", "--topology", "ring");

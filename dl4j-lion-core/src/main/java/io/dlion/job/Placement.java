@@ -155,6 +155,129 @@ public record Placement(int rank, int workers, int localRank, String serverHost,
         }
     }
 
+    /** The variable that lists every rank's host explicitly, comma-separated, by rank (as {@code --hosts}). */
+    public static final String HOSTS_VARIABLE = "DLION_HOSTS";
+
+    /**
+     * Every rank's host, for a topology in which every rank serves a slice: {@value #HOSTS_VARIABLE} (one address per
+     * rank), else Slurm's {@code SLURM_JOB_NODELIST} and {@code SLURM_TASKS_PER_NODE} with Slurm's default block
+     * distribution (ranks 0 to k-1 on the first node, and so on; a {@code SLURM_DISTRIBUTION} other than block is
+     * refused). torchrun, OpenMPI and Kubernetes do not give every rank's host: pass {@code --hosts}.
+     *
+     * @param env     the environment.
+     * @param workers the number of ranks.
+     * @return one host per rank, or null when no variable gives them.
+     * @throws IllegalArgumentException when a variable is malformed or lists another number of ranks, naming it.
+     */
+    public static List<String> rankHosts(final Map<String, String> env, final int workers) {
+        final String explicit = env.get(HOSTS_VARIABLE);
+        if (explicit != null && !explicit.isBlank()) {
+            final List<String> hosts = new ArrayList<>();
+            for (final String h : explicit.split(",")) {
+                if (h.isBlank()) {
+                    throw new IllegalArgumentException(HOSTS_VARIABLE + " has an empty host: '" + explicit + "'");
+                }
+                hosts.add(h.trim());
+            }
+            return checkCount(hosts, workers, HOSTS_VARIABLE);
+        }
+        final String nodeList = env.get("SLURM_JOB_NODELIST");
+        final String tasks = env.get("SLURM_TASKS_PER_NODE");
+        if (nodeList == null || tasks == null) {
+            return null;
+        }
+        final String distribution = env.get("SLURM_DISTRIBUTION");
+        if (distribution != null && !distribution.isBlank() && !distribution.trim().startsWith("block")) {
+            throw new IllegalArgumentException("SLURM_DISTRIBUTION=" + distribution + ": the ranks' hosts follow from Slurm's variables only"
+                + " with the block distribution; pass --hosts (or " + HOSTS_VARIABLE + ")");
+        }
+        final List<String> nodes = expandNodeList(nodeList);
+        final List<Integer> perNode = expandTasksPerNode(tasks);
+        if (nodes.size() != perNode.size()) {
+            throw new IllegalArgumentException("SLURM_JOB_NODELIST names " + nodes.size() + " nodes and SLURM_TASKS_PER_NODE=" + tasks + " "
+                + perNode.size());
+        }
+        final List<String> hosts = new ArrayList<>();
+        for (int n = 0; n < nodes.size(); n++) {
+            for (int t = 0; t < perNode.get(n); t++) {
+                hosts.add(nodes.get(n));
+            }
+        }
+        return checkCount(hosts, workers, "SLURM_TASKS_PER_NODE=" + tasks);
+    }
+
+    private static List<String> checkCount(final List<String> hosts, final int workers, final String source) {
+        if (hosts.size() != workers) {
+            throw new IllegalArgumentException(source + " gives " + hosts.size() + " ranks' hosts for " + workers + " workers");
+        }
+        return List.copyOf(hosts);
+    }
+
+    /**
+     * @param nodeList a Slurm node list, e.g. {@code gpu[03-05,11],cpu01}.
+     * @return every node in order ({@code gpu03, gpu04, gpu05, gpu11, cpu01}), zero padding kept.
+     */
+    static List<String> expandNodeList(final String nodeList) {
+        final List<String> nodes = new ArrayList<>();
+        final String list = nodeList.trim();
+        int i = 0;
+        while (i < list.length()) {
+            int end = i;
+            while (end < list.length() && list.charAt(end) != ',' && list.charAt(end) != '[') {
+                end++;
+            }
+            final String prefix = list.substring(i, end);
+            if (end < list.length() && list.charAt(end) == '[') {
+                final int close = list.indexOf(']', end);
+                if (close < 0 || prefix.isEmpty() || close + 1 < list.length() && list.charAt(close + 1) != ',') {
+                    throw new IllegalArgumentException("SLURM_JOB_NODELIST is malformed (or has more than one range in a name): '" + nodeList + "'");
+                }
+                for (final String range : list.substring(end + 1, close).split(",")) {
+                    final String[] ends = range.split("-", -1);
+                    try {
+                        final int from = Integer.parseInt(ends[0]);
+                        final int to = ends.length == 2 ? Integer.parseInt(ends[1]) : from;
+                        if (ends.length > 2 || to < from) {
+                            throw new NumberFormatException();
+                        }
+                        for (int k = from; k <= to; k++) {
+                            nodes.add(prefix + String.format(java.util.Locale.ROOT, "%0" + ends[0].length() + "d", k));
+                        }
+                    } catch (final NumberFormatException e) {
+                        throw new IllegalArgumentException("SLURM_JOB_NODELIST has a malformed range '" + range + "': '" + nodeList + "'", e);
+                    }
+                }
+                i = close + 2;
+            } else {
+                if (prefix.isEmpty()) {
+                    throw new IllegalArgumentException("SLURM_JOB_NODELIST has an empty node name: '" + nodeList + "'");
+                }
+                nodes.add(prefix);
+                i = end + 1;
+            }
+        }
+        return nodes;
+    }
+
+    /**
+     * @param tasksPerNode Slurm's {@code SLURM_TASKS_PER_NODE}, e.g. {@code 2(x3),1}.
+     * @return the tasks of every node in order ({@code 2, 2, 2, 1}).
+     */
+    static List<Integer> expandTasksPerNode(final String tasksPerNode) {
+        final List<Integer> tasks = new ArrayList<>();
+        for (final String part : tasksPerNode.trim().split(",")) {
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(?:\\(x(\\d+)\\))?").matcher(part.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("SLURM_TASKS_PER_NODE is malformed: '" + tasksPerNode + "'");
+            }
+            final int repeat = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+            for (int k = 0; k < repeat; k++) {
+                tasks.add(Integer.parseInt(m.group(1)));
+            }
+        }
+        return tasks;
+    }
+
     /**
      * @param nodeList a Slurm node list, e.g. {@code gpu[03-08,11],cpu01} or {@code node7}.
      * @return its first host ({@code gpu03}, {@code node7}).

@@ -1,5 +1,6 @@
 package io.dlion.job;
 
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -90,5 +91,35 @@ class PlacementTest {
         "cpu[5];cpu5", "x-y[009-010],z;x-y009"})
     void shouldTakeTheFirstHostOfASlurmNodeList(final String list, final String first) {
         assertEquals(first, Placement.firstHost(list));
+    }
+
+    @Test
+    void shouldGiveEveryRanksHostFromSlurmsBlockDistribution() {
+        // 2 tasks on each of gpu09 and gpu10, 1 on gpu11 and cpu01: ranks 0-1, 2-3, 4, 5
+        assertEquals(List.of("gpu09", "gpu09", "gpu10", "gpu10", "gpu11", "cpu01"), Placement.rankHosts(Map.of(
+            "SLURM_JOB_NODELIST", "gpu[09-10,11],cpu01", "SLURM_TASKS_PER_NODE", "2(x2),1(x2)"), 6));
+        assertEquals(List.of("n1", "n2"), Placement.rankHosts(Map.of("SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE", "1(x2)",
+            "SLURM_DISTRIBUTION", "block"), 2));
+        assertEquals(List.of("a", "b", "c"), Placement.rankHosts(Map.of(Placement.HOSTS_VARIABLE, "a, b,c", "SLURM_JOB_NODELIST", "x",
+            "SLURM_TASKS_PER_NODE", "3"), 3), "the explicit list wins");
+        assertEquals(null, Placement.rankHosts(Map.of("MASTER_ADDR", "h", "WORLD_SIZE", "2"), 2), "torchrun gives one host, not every rank's");
+    }
+
+    @Test
+    void shouldRefuseRankHostsThatDoNotAddUp() {
+        final IllegalArgumentException count = assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of(
+            "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE", "2(x2)"), 3));
+        assertTrue(count.getMessage().contains("SLURM_TASKS_PER_NODE") && count.getMessage().contains("4 ranks"), count.getMessage());
+        final IllegalArgumentException nodes = assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of(
+            "SLURM_JOB_NODELIST", "n[1-3]", "SLURM_TASKS_PER_NODE", "2(x2)"), 4));
+        assertTrue(nodes.getMessage().contains("3 nodes"), nodes.getMessage());
+        final IllegalArgumentException cyclic = assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of(
+            "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE", "2(x2)", "SLURM_DISTRIBUTION", "cyclic"), 4));
+        assertTrue(cyclic.getMessage().contains("SLURM_DISTRIBUTION") && cyclic.getMessage().contains("--hosts"), cyclic.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of(Placement.HOSTS_VARIABLE, "a,,b"), 3));
+        assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of("SLURM_JOB_NODELIST", "n[2-1]",
+            "SLURM_TASKS_PER_NODE", "1"), 1));
+        assertThrows(IllegalArgumentException.class, () -> Placement.rankHosts(Map.of("SLURM_JOB_NODELIST", "n1",
+            "SLURM_TASKS_PER_NODE", "two"), 1));
     }
 }
