@@ -332,8 +332,8 @@ public final class LocalAeronJob implements AutoCloseable {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
             }
             final long chunks = (((paramCount + 63) >>> 6) + chunkWords - 1) / chunkWords;
-            if (shards < 1 || shards > Math.min(256, chunks)) {
-                throw new IllegalArgumentException("shards must be in [1, min(256, chunks=" + chunks + ")], got " + shards);
+            if (shards < 1 || shards > chunks) {
+                throw new IllegalArgumentException("shards must be in [1, chunks=" + chunks + "], got " + shards);
             }
             if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
                 throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard and the hand-over"

@@ -260,7 +260,7 @@ public final class GarbageFrames {
                 header.shard((int)value);
                 break;
             default:
-                header.voterMask(value);
+                header.count(value & MessageHeaderFlyweight.MAX_COUNT);
                 break;
         }
     }

@@ -23,8 +23,10 @@ import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.MeanExchange;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -70,12 +72,13 @@ public final class AeronMeanExchange implements MeanExchange {
     private final MeanChunkFlyweight meanIn = new MeanChunkFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
-    private final long allWorkers;
+    private final VoterSet frameVoters;
+    private final VoterSet abortVoters;
+    private boolean aborted;
     private volatile int latestServerSession;
     private int serverSession;
     private int nextChunk;
     private int nextMeanWord;
-    private long abortMask = -1;
     private long submitNs;
     private boolean closed;
 
@@ -92,7 +95,8 @@ public final class AeronMeanExchange implements MeanExchange {
         this.layout = new ChunkLayout(params, 0, params, GradientChunkFlyweight.CHUNK_WORDS);
         this.gradient = new float[(int) params];
         this.mean = new float[(int) params];
-        this.allWorkers = ctx.workers() == Long.SIZE ? -1L : (1L << ctx.workers()) - 1;
+        this.frameVoters = new VoterSet(ctx.workers());
+        this.abortVoters = new VoterSet(ctx.workers());
         this.session = new WorkerSession(ctx.workerId, 1, ctx.firstRound, false,
             ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
         ExclusivePublication pub = null;
@@ -157,7 +161,7 @@ public final class AeronMeanExchange implements MeanExchange {
         submitNs = ctx.nanoClock.nanoTime();
         nextChunk = 0;
         nextMeanWord = layout.fromWord();
-        abortMask = -1;
+        aborted = false;
         sendChunks();
     }
 
@@ -180,9 +184,9 @@ public final class AeronMeanExchange implements MeanExchange {
         while (true) {
             int work = sendChunks();
             work += subscription.controlledPoll(handler, ctx.fragmentLimit);
-            if (abortMask >= 0) {
+            if (aborted) {
                 session.endRound(round);
-                throw new QuorumLostException(round, ctx.endpoint.shard(), abortMask);
+                throw new QuorumLostException(round, ctx.endpoint.shard(), abortVoters);
             }
             if (nextMeanWord == layout.toWord()) {
                 session.endRound(round);
@@ -316,16 +320,20 @@ public final class AeronMeanExchange implements MeanExchange {
             counters.staleResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
-        final long mask = msg.voterMask();
         if (type == MessageType.ROUND_ABORT) {
-            abortMask = mask;
+            if (length != RoundAbortFlyweight.length(abortVoters.wordCount()) || !msg.readVoterSet(abortVoters, length)) {
+                counters.rejectedResults().incrementRelease();
+                return ControlledFragmentHandler.Action.CONTINUE;
+            }
+            aborted = true;
             return ControlledFragmentHandler.Action.BREAK;
         }
         final int wordOffset = msg.chunkWordOffset();
         final int words = msg.chunkWords();
         final int chunk = layout.chunkAt(wordOffset);
-        if (wordOffset != nextMeanWord || chunk < 0 || words != layout.wordsOf(chunk) || mask == 0 || (mask & ~allWorkers) != 0
-            || msg.encoding() != Encoding.FP32 || length != MeanChunkFlyweight.length(layout.paramsOf(wordOffset, words))) {
+        if (wordOffset != nextMeanWord || chunk < 0 || words != layout.wordsOf(chunk) || !msg.readVoterSet(frameVoters, length)
+            || frameVoters.isEmpty() || msg.encoding() != Encoding.FP32
+            || length != MeanChunkFlyweight.length(frameVoters.wordCount(), layout.paramsOf(wordOffset, words))) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }

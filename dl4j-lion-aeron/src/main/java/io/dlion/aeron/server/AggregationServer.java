@@ -23,6 +23,7 @@ import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -109,6 +110,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final FrameMac frameMac;
     private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final VoterSet missing;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final VoteChunkFlyweight vote = new VoteChunkFlyweight();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
@@ -122,6 +124,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.ctx = ctx.conclude();
         this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, ctx.chunkWords());
         this.workers = ctx.workers();
+        this.missing = new VoterSet(workers);
         Subscription sub = null;
         ExclusivePublication pub = null;
         ServerCounters cnt = null;
@@ -138,6 +141,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.counters = cnt;
         final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
         if (publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag < ctx.chunkWords() * Long.BYTES) {
+            // a vote chunk must fit one frame; results are cut into as many frames as their voter set and body need
             close();
             throw new IllegalArgumentException("resultChannel mtu too small for chunkWords=" + ctx.chunkWords() + ": max payload "
                 + publication.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + ctx.chunkWords() * Long.BYTES + tag)
@@ -147,7 +151,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             ctx.epochClock, counters);
         this.window = new VoteWindow(layout, ctx.shard, workers, ctx.windowChunks, ctx.rule(), ctx.minVoters, counters);
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters, frameMac);
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, workers, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
@@ -176,13 +180,13 @@ public final class AggregationServer implements Agent, AutoCloseable {
         int work = publisher.publishAbort();
         work += publishNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
-        work += window.voteReady(membership.activeMask());
+        work += window.voteReady(membership.active());
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
         work += answers.removeGoneWorkers(now);
         if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
             onDeadline(now);
-            work += 1 + window.voteReady(membership.activeMask());
+            work += 1 + window.voteReady(membership.active());
         }
         return work + relay.doWork();
     }
@@ -222,14 +226,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return window.currentRound();
     }
 
-    /** @return workers the next round waits for: every worker not dropped for missing a deadline. */
-    public long activeMask() {
-        return membership.activeMask();
+    /**
+     * @return workers the next round waits for: every worker not dropped for missing a deadline (the server's own set:
+     *     read it on the agent's thread, or once the agent stopped).
+     */
+    public VoterSet activeWorkers() {
+        return membership.active();
     }
 
-    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from. */
-    public long joinedMask() {
-        return membership.boundMask();
+    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from (the server's own set). */
+    public VoterSet joinedWorkers() {
+        return membership.bound();
     }
 
     /** @return true when the result publication has at least one connected subscriber. */
@@ -313,10 +320,11 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         answers.onHello(worker, hello, sessionId);
-        for (long m = membership.announced(); m != 0; m &= m - 1) {
-            window.excuse(Long.numberOfTrailingZeros(m), ctx.minVoters);
+        final VoterSet announced = membership.announced();
+        for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
+            window.excuse(w, ctx.minVoters);
         }
-        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && window.roundMask() == 0) {
+        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && !window.votersFixed()) {
             // only laggards voted in it: close it unvoted; the next round is currentRound + 1 = the others' round
             window.discard();
         }
@@ -363,10 +371,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         membership.onVote(worker);
-        if (window.roundMask() == 0) {
+        if (!window.votersFixed()) {
             membership.onTimelyVote(worker);
         }
-        window.arrived(chunk, membership.activeMask());
+        window.arrived(chunk, membership.active());
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
@@ -386,16 +394,16 @@ public final class AggregationServer implements Agent, AutoCloseable {
             window.progress(now);
             return;
         }
-        final long present = window.presentInOldestChunk();
-        final long missing = window.required(membership.activeMask()) & ~present;
-        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0 && startupGrace(window.currentRound())) {
+        final VoterSet present = window.presentInOldestChunk();
+        missing.copyFrom(window.required(membership.active())).andNot(present);
+        if (present.count() < ctx.minVoters && !membership.voted().containsAll(missing) && startupGrace(window.currentRound())) {
             // a missing worker has never voted on this server: it is probably still starting (its process, its first
             // training step); below the quorum the round waits another deadline for it, a bounded number of times
             window.progress(now);
             return;
         }
         membership.drop(missing);
-        if (Long.bitCount(present) < ctx.minVoters) {
+        if (present.count() < ctx.minVoters) {
             counters.roundsAbandoned().incrementPlain();
             publisher.queueAbort(window.currentRound(), present);
             window.abort();
@@ -439,7 +447,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (!publisher.publishResult(window.currentRound(), slot)) {
                 break;
             }
-            window.published(ctx.nanoClock.nanoTime(), membership.activeMask());
+            window.published(ctx.nanoClock.nanoTime(), membership.active());
             work++;
         }
         return work;
@@ -481,8 +489,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (toParam < 0) {
                 toParam = paramCount();
             }
-            if (shard < 0 || shard > 0xFF) {
-                throw new IllegalArgumentException("shard must be in [0, 255], got " + shard);
+            if (shard < 0 || shard >= MessageHeaderFlyweight.MAX_SHARDS) {
+                throw new IllegalArgumentException("shard must be in [0, " + (MessageHeaderFlyweight.MAX_SHARDS - 1) + "], got " + shard);
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
@@ -532,7 +540,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
 
         /**
-         * @param shard index of this server's slice, 0 to 255.
+         * @param shard index of this server's slice, 0 to 65,534.
          * @return this for a fluent API.
          */
         public Context shard(final int shard) {

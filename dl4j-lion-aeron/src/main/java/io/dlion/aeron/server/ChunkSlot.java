@@ -1,6 +1,7 @@
 package io.dlion.aeron.server;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.vote.VoterSet;
 
 /**
  * One chunk in flight in the {@link VoteWindow}: the votes received for it and, once voted, its result, which the
@@ -12,10 +13,10 @@ final class ChunkSlot {
     final long[][] present;
     final long[][] out;
     int chunk = -1;
-    long arrived;
+    final VoterSet arrived;
+    final VoterSet voters;
     boolean voted;
-    long voterMask;
-    int voters;
+    int voterCount;
     int encoding;
     DownlinkEncoding downlink;
 
@@ -26,12 +27,14 @@ final class ChunkSlot {
             voteView[w] = new long[][] {votes[w]};
         }
         present = new long[workers][];
+        arrived = new VoterSet(workers);
+        voters = new VoterSet(workers);
         out = new long[planes][chunkWords];
     }
 
     void reset(final int chunk) {
         this.chunk = chunk;
-        arrived = 0;
+        arrived.clear();
         voted = false;
     }
 }

@@ -17,6 +17,7 @@ import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -52,6 +53,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
     private final HelloAnswers answers;
     private final HelloCredentials answerCredentials;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final VoterSet missing;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final GradientChunkFlyweight gradient = new GradientChunkFlyweight();
     private final MeanChunkFlyweight meanOut = new MeanChunkFlyweight();
@@ -70,6 +72,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         }
         this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam(), ctx.toParam(), GradientChunkFlyweight.CHUNK_WORDS);
         this.workers = ctx.workers();
+        this.missing = new VoterSet(workers);
         Subscription sub = null;
         ExclusivePublication pub = null;
         ServerCounters cnt = null;
@@ -84,7 +87,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         this.subscription = sub;
         this.publication = pub;
         this.counters = cnt;
-        final int need = MeanChunkFlyweight.length((long) GradientChunkFlyweight.CHUNK_WORDS * Long.SIZE);
+        final int need = MeanChunkFlyweight.length(VoterSet.wordsFor(workers), (long) GradientChunkFlyweight.CHUNK_WORDS * Long.SIZE);
         if (publication.maxPayloadLength() < need) {
             close();
             throw new IllegalArgumentException("resultChannel mtu too small for dense chunks: max payload " + publication.maxPayloadLength()
@@ -93,7 +96,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         this.membership = new Membership(workers, ctx.shard(), ctx.paramCount(), ctx.secret(), false, ctx.helloMaxSkewMs(), ctx.epochClock(),
             counters);
         this.window = new MeanWindow(layout, ctx.shard(), workers, ctx.windowChunks(), counters);
-        this.control = new ResultPublisher(publication, ctx.jobId(), ctx.shard(), layout, counters, null);
+        this.control = new ResultPublisher(publication, ctx.jobId(), ctx.shard(), layout, workers, counters, null);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
     }
@@ -115,13 +118,13 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         int work = control.publishAbort();
         work += publishNoticesThenMeans();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit());
-        work += window.averageReady(membership.activeMask());
+        work += window.averageReady(membership.active());
         work += publishNoticesThenMeans();
         final long now = ctx.nanoClock().nanoTime();
         work += answers.removeGoneWorkers(now);
         if (window.deadlinePassed(now, ctx.roundTimeoutNs())) {
             onDeadline(now);
-            work += 1 + window.averageReady(membership.activeMask());
+            work += 1 + window.averageReady(membership.active());
         }
         return work;
     }
@@ -156,9 +159,9 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         return window.currentRound();
     }
 
-    /** @return workers whose HELLO was accepted. */
-    public long joinedMask() {
-        return membership.boundMask();
+    /** @return workers whose HELLO was accepted (the server's own set). */
+    public VoterSet joinedWorkers() {
+        return membership.bound();
     }
 
     private ControlledFragmentHandler.Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header) {
@@ -220,10 +223,11 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         answers.onHello(worker, hello, sessionId);
-        for (long m = membership.announced(); m != 0; m &= m - 1) {
-            window.excuse(Long.numberOfTrailingZeros(m), ctx.minVoters());
+        final VoterSet announced = membership.announced();
+        for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
+            window.excuse(w, ctx.minVoters());
         }
-        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && window.roundMask() == 0) {
+        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && !window.votersFixed()) {
             window.discard();
         }
         return ControlledFragmentHandler.Action.CONTINUE;
@@ -268,10 +272,10 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         if (reason != null) {
             return reject(reason);
         }
-        if (window.roundMask() == 0) {
+        if (!window.votersFixed()) {
             membership.onTimelyVote(worker);
         }
-        window.arrived(chunk, membership.activeMask());
+        window.arrived(chunk, membership.active());
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
@@ -285,9 +289,9 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             window.progress(now);
             return;
         }
-        final long present = window.presentInOldestChunk();
-        membership.drop(window.required(membership.activeMask()) & ~present);
-        if (Long.bitCount(present) < ctx.minVoters()) {
+        final VoterSet present = window.presentInOldestChunk();
+        membership.drop(missing.copyFrom(window.required(membership.active())).andNot(present));
+        if (present.count() < ctx.minVoters()) {
             counters.roundsAbandoned().incrementPlain();
             control.queueAbort(window.currentRound(), present);
             window.abort();
@@ -317,7 +321,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             if (!publishMean(window.currentRound(), slot)) {
                 break;
             }
-            window.published(ctx.nanoClock().nanoTime(), membership.activeMask());
+            window.published(ctx.nanoClock().nanoTime(), membership.active());
             work++;
         }
         return work;
@@ -327,7 +331,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
         final int wordOffset = layout.wordOffset(slot.chunk);
         final int words = layout.wordsOf(slot.chunk);
         final int params = (int) layout.paramsOf(wordOffset, words);
-        final int length = MeanChunkFlyweight.length(params);
+        final int length = MeanChunkFlyweight.length(slot.voters.wordCount(), params);
         final long position = publication.tryClaim(length, bufferClaim);
         if (position < 0) {
             if (position == Publication.BACK_PRESSURED || position == Publication.ADMIN_ACTION || position == Publication.NOT_CONNECTED) {
@@ -336,7 +340,7 @@ public final class DenseAggregationServer implements Agent, AutoCloseable {
             }
             throw new IllegalStateException("mean publication cannot go on (" + Publication.errorString(position) + "): " + publication.channel());
         }
-        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(ctx.jobId(), round, wordOffset, words, ctx.shard(), slot.voterMask,
+        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(ctx.jobId(), round, wordOffset, words, ctx.shard(), slot.voters,
             slot.mean, params);
         bufferClaim.commit();
         counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));

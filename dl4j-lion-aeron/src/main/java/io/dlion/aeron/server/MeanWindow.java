@@ -5,6 +5,7 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.vote.VoterSet;
 
 /**
  * The window of dense data-parallel rounds on one shard's server: the round open now and the fp32 gradients of its
@@ -29,7 +30,9 @@ final class MeanWindow {
     private boolean open;
     private boolean completedRound;
     private long progressNs;
-    private long roundMask;
+    /** The open round's voters, fixed by its first chunk averaged; empty before. */
+    private final VoterSet roundVoters;
+    private final VoterSet present;
     private int baseChunk;
     private boolean meanDue;
 
@@ -38,18 +41,20 @@ final class MeanWindow {
         final float[][] gradients;
         final float[] mean;
         int chunk = -1;
-        long arrived;
+        final VoterSet arrived;
+        final VoterSet voters;
         boolean averaged;
-        long voterMask;
 
         Slot(final int workers, final int chunkParams) {
             gradients = new float[workers][chunkParams];
             mean = new float[chunkParams];
+            arrived = new VoterSet(workers);
+            voters = new VoterSet(workers);
         }
 
         void reset(final int chunk) {
             this.chunk = chunk;
-            arrived = 0;
+            arrived.clear();
             averaged = false;
         }
     }
@@ -67,6 +72,8 @@ final class MeanWindow {
         this.counters = counters;
         final int chunkParams = layout.chunkWords() * Long.SIZE;
         this.sum = new double[chunkParams];
+        this.roundVoters = new VoterSet(workers);
+        this.present = new VoterSet(workers);
         this.slots = new Slot[windowChunks];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot(workers, chunkParams);
@@ -85,8 +92,9 @@ final class MeanWindow {
         return completedRound;
     }
 
-    long roundMask() {
-        return roundMask;
+    /** @return true once the open round's voters are fixed. */
+    boolean votersFixed() {
+        return !roundVoters.isEmpty();
     }
 
     /**
@@ -119,7 +127,7 @@ final class MeanWindow {
         currentRound = round;
         open = true;
         progressNs = nowNs;
-        roundMask = 0;
+        roundVoters.clear();
         baseChunk = 0;
         for (final Slot slot : slots) {
             slot.reset(-1);
@@ -141,7 +149,7 @@ final class MeanWindow {
         if (chunk < baseChunk) {
             return RejectReason.DUPLICATE;
         }
-        if (roundMask != 0 && (roundMask & (1L << worker)) == 0) {
+        if (votersFixed() && !roundVoters.contains(worker)) {
             return RejectReason.LATE;
         }
         return null;
@@ -161,26 +169,24 @@ final class MeanWindow {
         if (slot.chunk != chunk) {
             slot.reset(chunk);
         }
-        final long bit = 1L << worker;
-        if ((slot.arrived & bit) != 0 || slot.averaged) {
+        if (slot.arrived.contains(worker) || slot.averaged) {
             return RejectReason.DUPLICATE;
         }
         frame.decode((int) layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)), slot.gradients[worker], 0);
-        slot.arrived |= bit;
+        slot.arrived.add(worker);
         return null;
     }
 
-    void arrived(final int chunk, final long activeMask) {
+    void arrived(final int chunk, final VoterSet active) {
         final Slot slot = slots[chunk % slots.length];
-        meanDue |= slot.chunk == chunk && isReady(slot, activeMask);
+        meanDue |= slot.chunk == chunk && isReady(slot, active);
     }
 
     void excuse(final int worker, final int minVoters) {
-        final long bit = 1L << worker;
-        if (open && roundMask != 0 && (roundMask & bit) != 0 && Long.bitCount(roundMask & ~bit) >= minVoters) {
-            roundMask &= ~bit;
+        if (open && votersFixed() && roundVoters.contains(worker) && roundVoters.count() - 1 >= minVoters) {
+            roundVoters.remove(worker);
             meanDue = true;
-        } else if (open && roundMask == 0) {
+        } else if (open && !votersFixed()) {
             meanDue = true;
         }
     }
@@ -192,10 +198,10 @@ final class MeanWindow {
     /**
      * Average every chunk of the window whose required gradients are in, in chunk order.
      *
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return chunks averaged.
      */
-    int averageReady(final long activeMask) {
+    int averageReady(final VoterSet active) {
         if (!meanDue) {
             return 0;
         }
@@ -204,12 +210,14 @@ final class MeanWindow {
         if (open) {
             for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
                 final Slot slot = slots[c % slots.length];
-                if (slot.chunk == c && isReady(slot, activeMask)) {
-                    final long voters = roundMask != 0 ? slot.arrived & roundMask : slot.arrived;
-                    if (roundMask == 0) {
-                        roundMask = voters;
+                if (slot.chunk == c && isReady(slot, active)) {
+                    slot.voters.copyFrom(slot.arrived);
+                    if (votersFixed()) {
+                        slot.voters.and(roundVoters);
+                    } else {
+                        roundVoters.copyFrom(slot.voters);
                     }
-                    average(slot, (int) layout.paramsOf(layout.wordOffset(c), layout.wordsOf(c)), voters);
+                    average(slot, (int) layout.paramsOf(layout.wordOffset(c), layout.wordsOf(c)));
                     averaged++;
                 }
             }
@@ -231,19 +239,19 @@ final class MeanWindow {
      *
      * @return true when the round completed.
      */
-    boolean published(final long nowNs, final long activeMask) {
+    boolean published(final long nowNs, final VoterSet active) {
         slots[baseChunk % slots.length].reset(-1);
         baseChunk++;
         progressNs = nowNs;
         if (baseChunk == layout.chunkCount()) {
             open = false;
             completedRound = true;
-            counters.votersLastRound().setRelease(Long.bitCount(roundMask));
+            counters.votersLastRound().setRelease(roundVoters.count());
             counters.rounds().incrementRelease();
             return true;
         }
         final Slot next = slots[baseChunk % slots.length];
-        meanDue |= next.chunk == baseChunk && isReady(next, activeMask);
+        meanDue |= next.chunk == baseChunk && isReady(next, active);
         return false;
     }
 
@@ -260,18 +268,22 @@ final class MeanWindow {
         progressNs = nowNs;
     }
 
-    long required(final long activeMask) {
-        return roundMask != 0 ? roundMask : activeMask;
+    VoterSet required(final VoterSet active) {
+        return votersFixed() ? roundVoters : active;
     }
 
-    long presentInOldestChunk() {
+    /** @return the required workers whose gradient for the oldest chunk is in; the window's set, valid until the next call. */
+    VoterSet presentInOldestChunk() {
         final Slot base = slots[baseChunk % slots.length];
-        final long arrived = base.chunk == baseChunk ? base.arrived : 0;
-        return roundMask != 0 ? arrived & roundMask : arrived;
+        if (base.chunk != baseChunk) {
+            return present.clear();
+        }
+        present.copyFrom(base.arrived);
+        return votersFixed() ? present.and(roundVoters) : present;
     }
 
-    void goOnWith(final long present, final long nowNs) {
-        roundMask = present;
+    void goOnWith(final VoterSet present, final long nowNs) {
+        roundVoters.copyFrom(present);
         progressNs = nowNs;
         meanDue = true;
     }
@@ -280,24 +292,22 @@ final class MeanWindow {
         open = false;
     }
 
-    private boolean isReady(final Slot slot, final long activeMask) {
-        final long required = roundMask != 0 ? roundMask : activeMask;
-        return !slot.averaged && (slot.arrived & required) == required;
+    private boolean isReady(final Slot slot, final VoterSet active) {
+        return !slot.averaged && slot.arrived.containsAll(votersFixed() ? roundVoters : active);
     }
 
-    private void average(final Slot slot, final int params, final long voterMask) {
+    private void average(final Slot slot, final int params) {
         java.util.Arrays.fill(sum, 0, params, 0.0);
-        for (long m = voterMask; m != 0; m &= m - 1) {
-            final float[] g = slot.gradients[Long.numberOfTrailingZeros(m)];
+        for (int w = slot.voters.next(0); w >= 0; w = slot.voters.next(w + 1)) {
+            final float[] g = slot.gradients[w];
             for (int j = 0; j < params; j++) {
                 sum[j] += g[j];
             }
         }
-        final double voters = Long.bitCount(voterMask);
+        final double voters = slot.voters.count();
         for (int j = 0; j < params; j++) {
             slot.mean[j] = (float) (sum[j] / voters);
         }
-        slot.voterMask = voterMask;
         slot.averaged = true;
         counters.chunksVoted().incrementPlain();
     }

@@ -14,6 +14,7 @@ import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoterSet;
 
 /**
  * Everything one shard's server sends, on its result publication: result chunks, HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
@@ -44,7 +45,7 @@ final class ResultPublisher {
 
     private boolean abortPending;
     private long abortRound;
-    private long abortMask;
+    private final VoterSet abortVoters;
     private long sendingRound = -1;
     private int sendingChunk = -1;
     private int sentWords;
@@ -54,10 +55,11 @@ final class ResultPublisher {
      * @param jobId       of the job.
      * @param shard       index of the server's slice.
      * @param layout      the shard's chunk grid.
+     * @param workers     of the job: every frame that names workers carries a voter set of {@code ceil(workers / 64)} words.
      * @param counters    where bytes out and offers not accepted are counted.
      * @param frameMac    tags every frame but the HELLO_ACK (which carries its own MAC), or null for untagged frames.
      */
-    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout,
+    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout, final int workers,
         final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
         this.frameMac = frameMac;
@@ -66,7 +68,8 @@ final class ResultPublisher {
         this.shard = shard;
         this.layout = layout;
         this.counters = counters;
-        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag;
+        this.abortVoters = new VoterSet(workers);
+        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.headerLength(abortVoters.wordCount()) - tag;
     }
 
     /** @return true when the publication has at least one connected subscriber. */
@@ -78,12 +81,12 @@ final class ResultPublisher {
      * Queue the ROUND_ABORT of a round, sent by {@link #publishAbort()}.
      *
      * @param round     the round aborted.
-     * @param voterMask the workers that voted.
+     * @param voters the workers that voted (copied).
      */
-    void queueAbort(final long round, final long voterMask) {
+    void queueAbort(final long round, final VoterSet voters) {
         abortPending = true;
         abortRound = round;
-        abortMask = voterMask;
+        abortVoters.copyFrom(voters);
     }
 
     /** @return true while a ROUND_ABORT waits to be sent: no new round may open before it goes out. */
@@ -93,11 +96,12 @@ final class ResultPublisher {
 
     /** @return 1 when the pending ROUND_ABORT went out, otherwise 0. */
     int publishAbort() {
-        if (!abortPending || !claim(RoundAbortFlyweight.LENGTH + tag)) {
+        final int length = RoundAbortFlyweight.length(abortVoters.wordCount());
+        if (!abortPending || !claim(length + tag)) {
             return 0;
         }
-        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortMask);
-        commitTagged(RoundAbortFlyweight.LENGTH);
+        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortVoters);
+        commitTagged(length);
         abortPending = false;
         return 1;
     }
@@ -157,16 +161,16 @@ final class ResultPublisher {
         final int chunkWordOffset = layout.wordOffset(slot.chunk);
         final int words = layout.wordsOf(slot.chunk);
         final long chunkParams = layout.paramsOf(chunkWordOffset, words);
-        final int maxFrameWords = maxFrameWords(slot.encoding, slot.voters);
+        final int maxFrameWords = maxFrameWords(slot.encoding, slot.voterCount);
         while (sentWords < words) {
             final int from = sentWords;
             final int frameWords = Math.min(words - from, maxFrameWords);
-            final int length = ResultChunkFlyweight.length(slot.downlink, chunkParams, from, from + frameWords);
+            final int length = ResultChunkFlyweight.length(slot.voters.wordCount(), slot.downlink, chunkParams, from, from + frameWords);
             if (!claim(length + tag)) {
                 return false;
             }
             result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(slot.encoding, jobId, round, chunkWordOffset + from, frameWords,
-                shard, slot.voterMask, slot.downlink, slot.out, chunkParams, from);
+                shard, slot.voters, slot.downlink, slot.out, chunkParams, from);
             commitTagged(length);
             sentWords += frameWords;
         }

@@ -8,6 +8,7 @@ import io.dlion.aeron.wire.VoteChunkFlyweight;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 
 /**
  * The vote window of one shard's server: the round open now, and the votes of its chunks in flight, aggregated chunk by
@@ -38,7 +39,9 @@ final class VoteWindow {
     private boolean open;
     private boolean completedRound;
     private long progressNs;
-    private long roundMask;
+    /** The open round's voters, fixed by its first chunk voted; empty before. */
+    private final VoterSet roundVoters;
+    private final VoterSet present;
     private int baseChunk;
     private boolean voteDue;
 
@@ -60,6 +63,8 @@ final class VoteWindow {
         this.majority = rule == VoteRule.MAJORITY;
         this.counters = counters;
         final int planes = majority ? 2 : VoteAggregator.planes(workers);
+        this.roundVoters = new VoterSet(workers);
+        this.present = new VoterSet(workers);
         this.slots = new ChunkSlot[windowChunks];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new ChunkSlot(workers, layout.chunkWords(), planes);
@@ -81,9 +86,14 @@ final class VoteWindow {
         return completedRound;
     }
 
-    /** @return the open round's voters, fixed by its first chunk voted; 0 before. */
-    long roundMask() {
-        return roundMask;
+    /** @return the open round's voters, fixed by its first chunk voted; empty before. */
+    VoterSet roundVoters() {
+        return roundVoters;
+    }
+
+    /** @return true once the open round's voters are fixed (its first chunk voted, or a deadline went on without some). */
+    boolean votersFixed() {
+        return !roundVoters.isEmpty();
     }
 
     /**
@@ -126,7 +136,7 @@ final class VoteWindow {
         currentRound = round;
         open = true;
         progressNs = nowNs;
-        roundMask = 0;
+        roundVoters.clear();
         baseChunk = 0;
         for (final ChunkSlot slot : slots) {
             slot.reset(-1);
@@ -159,7 +169,7 @@ final class VoteWindow {
         if (chunk < baseChunk) {
             return RejectReason.DUPLICATE;
         }
-        if (roundMask != 0 && (roundMask & (1L << worker)) == 0) {
+        if (votersFixed() && !roundVoters.contains(worker)) {
             return RejectReason.LATE;
         }
         return null;
@@ -186,12 +196,11 @@ final class VoteWindow {
         if (slot.chunk != chunk) {
             slot.reset(chunk);
         }
-        final long bit = 1L << worker;
-        if ((slot.arrived & bit) != 0 || slot.voted) {
+        if (slot.arrived.contains(worker) || slot.voted) {
             return RejectReason.DUPLICATE;
         }
         vote.decodeSigns(layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)), slot.voteView[worker]);
-        slot.arrived |= bit;
+        slot.arrived.add(worker);
         return null;
     }
 
@@ -199,11 +208,11 @@ final class VoteWindow {
      * Note that a chunk got a vote: a vote is due when the chunk now has every required vote.
      *
      * @param chunk      the chunk, in the window.
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      */
-    void arrived(final int chunk, final long activeMask) {
+    void arrived(final int chunk, final VoterSet active) {
         final ChunkSlot slot = slots[chunk % slots.length];
-        voteDue |= slot.chunk == chunk && isReady(slot, activeMask);
+        voteDue |= slot.chunk == chunk && isReady(slot, active);
     }
 
     /**
@@ -214,11 +223,10 @@ final class VoteWindow {
      * @param minVoters the quorum.
      */
     void excuse(final int worker, final int minVoters) {
-        final long bit = 1L << worker;
-        if (open && roundMask != 0 && (roundMask & bit) != 0 && Long.bitCount(roundMask & ~bit) >= minVoters) {
-            roundMask &= ~bit;
+        if (open && votersFixed() && roundVoters.contains(worker) && roundVoters.count() - 1 >= minVoters) {
+            roundVoters.remove(worker);
             voteDue = true;
-        } else if (open && roundMask == 0) {
+        } else if (open && !votersFixed()) {
             voteDue = true;
         }
     }
@@ -231,10 +239,10 @@ final class VoteWindow {
     /**
      * Vote every chunk of the window whose required votes are in, in chunk order.
      *
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return chunks voted.
      */
-    int voteReady(final long activeMask) {
+    int voteReady(final VoterSet active) {
         if (!voteDue) {
             return 0;
         }
@@ -243,12 +251,14 @@ final class VoteWindow {
         if (open) {
             for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
                 final ChunkSlot slot = slots[c % slots.length];
-                if (slot.chunk == c && isReady(slot, activeMask)) {
-                    final long voters = roundMask != 0 ? slot.arrived & roundMask : slot.arrived;
-                    if (roundMask == 0) {
-                        roundMask = voters;
+                if (slot.chunk == c && isReady(slot, active)) {
+                    slot.voters.copyFrom(slot.arrived);
+                    if (votersFixed()) {
+                        slot.voters.and(roundVoters);
+                    } else {
+                        roundVoters.copyFrom(slot.voters);
                     }
-                    vote(slot, layout.wordsOf(c), voters);
+                    vote(slot, layout.wordsOf(c));
                     voted++;
                 }
             }
@@ -269,22 +279,22 @@ final class VoteWindow {
      * The oldest chunk's result is published: the window moves on, and the round completes with its last chunk.
      *
      * @param nowNs      now, the round's latest progress.
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return true when the round completed.
      */
-    boolean published(final long nowNs, final long activeMask) {
+    boolean published(final long nowNs, final VoterSet active) {
         slots[baseChunk % slots.length].reset(-1);
         baseChunk++;
         progressNs = nowNs;
         if (baseChunk == layout.chunkCount()) {
             open = false;
             completedRound = true;
-            counters.votersLastRound().setRelease(Long.bitCount(roundMask));
+            counters.votersLastRound().setRelease(roundVoters.count());
             counters.rounds().incrementRelease();
             return true;
         }
         final ChunkSlot next = slots[baseChunk % slots.length];
-        voteDue |= next.chunk == baseChunk && isReady(next, activeMask);
+        voteDue |= next.chunk == baseChunk && isReady(next, active);
         return false;
     }
 
@@ -313,18 +323,24 @@ final class VoteWindow {
     }
 
     /**
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return the workers the oldest chunk waits for.
      */
-    long required(final long activeMask) {
-        return roundMask != 0 ? roundMask : activeMask;
+    VoterSet required(final VoterSet active) {
+        return votersFixed() ? roundVoters : active;
     }
 
-    /** @return the required workers whose vote for the oldest chunk is in (any worker's before the voters are fixed). */
-    long presentInOldestChunk() {
+    /**
+     * @return the required workers whose vote for the oldest chunk is in (any worker's before the voters are fixed); the
+     *     set is the window's, valid until its next call.
+     */
+    VoterSet presentInOldestChunk() {
         final ChunkSlot base = slots[baseChunk % slots.length];
-        final long arrived = base.chunk == baseChunk ? base.arrived : 0;
-        return roundMask != 0 ? arrived & roundMask : arrived;
+        if (base.chunk != baseChunk) {
+            return present.clear();
+        }
+        present.copyFrom(base.arrived);
+        return votersFixed() ? present.and(roundVoters) : present;
     }
 
     /**
@@ -333,8 +349,8 @@ final class VoteWindow {
      * @param present workers whose vote for the oldest chunk is in.
      * @param nowNs   now.
      */
-    void goOnWith(final long present, final long nowNs) {
-        roundMask = present;
+    void goOnWith(final VoterSet present, final long nowNs) {
+        roundVoters.copyFrom(present);
         progressNs = nowNs;
         voteDue = true;
     }
@@ -344,20 +360,19 @@ final class VoteWindow {
         open = false;
     }
 
-    private boolean isReady(final ChunkSlot slot, final long activeMask) {
-        final long required = roundMask != 0 ? roundMask : activeMask;
+    private boolean isReady(final ChunkSlot slot, final VoterSet active) {
+        final boolean fixed = votersFixed();
         // the active workers can be fewer than the quorum (a worker rejoining is not waited for until its first round):
         // the voters are then not fixed below it, the chunk waits for more votes or the deadline (which aborts)
-        return !slot.voted && (slot.arrived & required) == required && (roundMask != 0 || Long.bitCount(slot.arrived) >= minVoters);
+        return !slot.voted && slot.arrived.containsAll(fixed ? roundVoters : active) && (fixed || slot.arrived.count() >= minVoters);
     }
 
-    private void vote(final ChunkSlot slot, final int words, final long voterMask) {
+    private void vote(final ChunkSlot slot, final int words) {
         int voters = 0;
-        for (long m = voterMask; m != 0; m &= m - 1) {
-            slot.present[voters++] = slot.votes[Long.numberOfTrailingZeros(m)];
+        for (int w = slot.voters.next(0); w >= 0; w = slot.voters.next(w + 1)) {
+            slot.present[voters++] = slot.votes[w];
         }
-        slot.voterMask = voterMask;
-        slot.voters = voters;
+        slot.voterCount = voters;
         slot.downlink = DownlinkEncoding.of(rule, voters);
         if (majority) {
             final int ties = VoteAggregator.majority(slot.present, voters, 0, words, slot.out[0], slot.out[1]);
