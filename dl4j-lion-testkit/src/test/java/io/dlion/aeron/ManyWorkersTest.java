@@ -21,20 +21,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Jobs of many workers over Aeron IPC (an embedded driver, the servers and every worker in this JVM): MaVo and Avg equal
  * the naive per-parameter vote of {@link NaiveVote} at the worker counts around the voter set's word boundaries, in the
  * star and with a slice server per worker. Every worker submits its vote, then every worker awaits the result, on one
- * thread: the votes of a round fit the publications' windows.
+ * thread: the votes and the result of a round fit the publications' windows. Results cut into several frames at 1,024
+ * workers are {@code ResultPublisherTest}'s.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ManyWorkersTest {
-    /** Two chunks of the default 1,000 words, the last one short. */
-    private static final long PARAMS = 64_000 + 77;
+    /**
+     * Three chunks of 20 words, the last one short: a round's result (11 count planes at 1,024 workers) fits the result
+     * publication's window, so that the workers' results can be read one worker after the other.
+     */
+    private static final long PARAMS = 64 * 50 + 77;
 
     @ParameterizedTest
     @CsvSource({
         "1, star", "63, star", "64, star", "65, star", "128, star", "255, star", "256, star", "65, sharded"})
     void shouldMatchTheNaiveVoteAtEveryWorkerCount(final int n, final String topology) throws Exception {
         for (final VoteRule rule : VoteRule.values()) {
-            // sharded: a slice of at least one chunk per worker (66 chunks of 40 words at 65 workers)
-            runAndCheck(n, topology, rule, topology.equals("sharded") ? 2600 * 64 + 77 : PARAMS);
+            // sharded: a slice of at least one chunk per worker (66 chunks of 20 words at 65 workers)
+            runAndCheck(n, topology, rule, topology.equals("sharded") ? 1300 * 64 + 77 : PARAMS);
         }
     }
 
@@ -49,7 +53,7 @@ class ManyWorkersTest {
 
     private static void runAndCheck(final int n, final String topology, final VoteRule rule, final long params) throws Exception {
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
-            .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).windowChunks(2).roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {
+            .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).chunkWords(20).windowChunks(2).roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {
             final List<VoteExchange> exchanges = new ArrayList<>();
             for (int w = 0; w < n; w++) {
                 exchanges.add(job.exchange(w));
