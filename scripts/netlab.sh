@@ -54,8 +54,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 WORKER_ARGS=("$@")
-case "$WORKERS" in ''|*[!0-9]*) echo "netlab: --workers must be a number in [1, 64], got '$WORKERS'" >&2; exit 2 ;; esac
-if [ "$WORKERS" -lt 1 ] || [ "$WORKERS" -gt 64 ]; then echo "netlab: --workers must be in [1, 64], got $WORKERS" >&2; exit 2; fi
+# at most 1,023 workers: a Linux bridge takes 1,024 ports, one of them the server's (the wire takes 1,024 workers)
+case "$WORKERS" in ''|*[!0-9]*) echo "netlab: --workers must be a number in [1, 1023], got '$WORKERS'" >&2; exit 2 ;; esac
+if [ "$WORKERS" -lt 1 ] || [ "$WORKERS" -gt 1023 ]; then echo "netlab: --workers must be in [1, 1023], got $WORKERS" >&2; exit 2; fi
 case "$EXCHANGE_ROUNDS" in ''|*[!0-9]*) echo "netlab: --exchange must be a number of rounds, got '$EXCHANGE_ROUNDS'" >&2; exit 2 ;; esac
 case "$GLOO" in
     ""|allreduce|allgather) ;;
@@ -75,7 +76,8 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 
 LAB="dl$$"                      # every name this run makes starts with it
 BRIDGE_NS="$LAB-br"
-NETWORK=198.18.0
+NETWORK=198.18                  # a /16: host n (the server 1, worker i 10 + i) is 198.18.(n / 256).(n % 256)
+addr() { echo "$NETWORK.$(($1 >> 8)).$(($1 & 255))"; }
 MTU=9000                        # jumbo frames: an 8 KiB Aeron frame is one Ethernet frame, not six IP fragments
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
@@ -119,14 +121,14 @@ ip netns add "$BRIDGE_NS"
 ip netns exec "$BRIDGE_NS" ip link add br0 type bridge
 ip netns exec "$BRIDGE_NS" ip link set br0 mtu "$MTU" up
 ip netns exec "$BRIDGE_NS" ip link set lo up
-host() { # name, last octet
+host() { # name, host number
     local ns="$LAB-$1" a="$LAB$2a" b="$LAB$2b"
     ip netns add "$ns"
     ip link add "$a" mtu "$MTU" type veth peer name "$b" mtu "$MTU"
     ip link set "$a" netns "$ns"
     ip link set "$b" netns "$BRIDGE_NS"
     ip netns exec "$ns" ip link set "$a" name eth0
-    ip netns exec "$ns" ip addr add "$NETWORK.$2/24" dev eth0
+    ip netns exec "$ns" ip addr add "$(addr "$2")/16" dev eth0
     ip netns exec "$ns" ip link set eth0 up
     ip netns exec "$ns" ip link set lo up
     ip netns exec "$BRIDGE_NS" ip link set "$b" master br0
@@ -136,7 +138,7 @@ host() { # name, last octet
 }
 host server 1
 for i in $(seq 0 $((WORKERS - 1))); do host "w$i" $((10 + i)); done
-echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0/24 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
+echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0.0/16 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
 
 # what each host's link carried: interface counters inside the host's namespace (what it sent and received) and the
 # drops of the shapers on both ends (the host's egress, and the bridge's egress towards the host)
@@ -168,16 +170,16 @@ WORKER_PIDS=()
 if [ -n "$GLOO" ]; then
     for i in $(seq 0 $((WORKERS - 1))); do
         ip netns exec "$LAB-w$i" env GLOO_SOCKET_IFNAME=eth0 /usr/bin/python3 "$ROOT/scripts/gloo_baseline.py" --op "$GLOO" --rank "$i" --world "$WORKERS" \
-            --master "$NETWORK.10:29500" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" > "$OUT/worker-$i.log" 2>&1 &
+            --master "$(addr 10):29500" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" > "$OUT/worker-$i.log" 2>&1 &
         PIDS+=($!)
         WORKER_PIDS+=($!)
     done
 elif [ "$TOPOLOGY" = sharded ]; then
-    ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$NETWORK.$((10 + i))"; done)
+    ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$(addr $((10 + i)))"; done)
     for i in $(seq 0 $((WORKERS - 1))); do
         if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
             ip netns exec "$LAB-w$i" ./dlion vote-worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 \
-                --local-host "$NETWORK.$((10 + i))" --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" \
+                --local-host "$(addr $((10 + i)))" --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" \
                 --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
         else
             ip netns exec "$LAB-w$i" ./dlion worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --job 1 \
@@ -190,16 +192,16 @@ elif [ "$TOPOLOGY" = sharded ]; then
 else
     # shellcheck disable=SC2086
     ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
-        --udp "$NETWORK.1:40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
+        --udp "$(addr 1):40123:40124" --status-interval 5 --secret-file "$SECRET_FILE" $SERVER_ARGS > "$OUT/server.log" 2>&1 &
     SERVER_PID=$!
     PIDS+=($!)
     for i in $(seq 0 $((WORKERS - 1))); do
         if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
-            ip netns exec "$LAB-w$i" ./dlion vote-worker --udp "$NETWORK.1:40123:40124" --local-host "$NETWORK.$((10 + i))" --job 1 \
+            ip netns exec "$LAB-w$i" ./dlion vote-worker --udp "$(addr 1):40123:40124" --local-host "$(addr $((10 + i)))" --job 1 \
                 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" \
                 "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
         else
-            ip netns exec "$LAB-w$i" ./dlion worker --server "$NETWORK.1" --local-host "$NETWORK.$((10 + i))" --job 1 \
+            ip netns exec "$LAB-w$i" ./dlion worker --server "$(addr 1)" --local-host "$(addr $((10 + i)))" --job 1 \
                 --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
                 > "$OUT/worker-$i.log" 2>&1 &
         fi

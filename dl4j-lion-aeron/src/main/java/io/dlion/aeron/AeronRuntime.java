@@ -31,6 +31,12 @@ public final class AeronRuntime implements AutoCloseable {
     /** How old a driver directory without a live driver must be before it is deleted, in milliseconds. */
     public static final long STALE_DIRECTORY_AGE_MS = 60_000;
     private static final System.Logger LOG = System.getLogger(AeronRuntime.class.getName());
+    /**
+     * Counter values of the embedded driver, 4 MiB: room for 32,768 counters (Aeron's default, 1 MiB, holds 8,192). The
+     * driver keeps a position counter for every publication and image, and a worker has ten of its own, so a job of 65
+     * sharded workers in one JVM needs about 13,000.
+     */
+    public static final int COUNTER_VALUES_BUFFER_LENGTH = 4 * 1024 * 1024;
     /** Aeron's system property for the receive data loss rate of its debug channel endpoints. */
     public static final String LOSS_RATE_PROP = "aeron.debug.receive.data.loss.rate";
     /** Aeron's system property for the seed of that loss. */
@@ -66,7 +72,8 @@ public final class AeronRuntime implements AutoCloseable {
                     .threadingMode(ctx.threadingMode)
                     .dirDeleteOnStart(true)
                     .dirDeleteOnShutdown(true)
-                    .termBufferSparseFile(true);
+                    .termBufferSparseFile(true)
+                    .counterValuesBufferLength(COUNTER_VALUES_BUFFER_LENGTH);
                 if (ctx.receiveLossRate > 0) {
                     final LossGenerator loss = counting(new RandomLossGenerator(ctx.receiveLossRate, ctx.lossSeed));
                     driverCtx.receiveChannelEndpointSupplier((channel, dispatcher, status, context) ->

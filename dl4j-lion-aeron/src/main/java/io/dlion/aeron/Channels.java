@@ -59,9 +59,21 @@ public final class Channels {
     private Channels() {
     }
 
-    /** @return the IPC channel for votes and results. */
+    /** @return the IPC channel for votes and results (Aeron's default IPC term, 64 MiB). */
     public static String ipc() {
         return "aeron:ipc?mtu=" + MTU;
+    }
+
+    /**
+     * An IPC channel with the term length of {@link #termLength(int)}: a job of many workers in one driver holds a log of
+     * three terms per stream (in the sharded topology N² vote streams), which Aeron's default IPC term of 64 MiB would make
+     * gigabytes; cut by the same streams as a UDP window, the term is 64 KiB from 32 streams on.
+     *
+     * @param streams streams of the job that share the busiest link (as over UDP: {@link Topology#linkStreams(int)}).
+     * @return the IPC channel.
+     */
+    public static String ipc(final int streams) {
+        return ipc() + "|term-length=" + termLength(streams);
     }
 
     /**

@@ -46,8 +46,8 @@ public abstract class JobContext<T extends JobContext<T>> {
         if (!jobIdSet) {
             throw new IllegalArgumentException("jobId must be set");
         }
-        if (workers < 1 || workers > Long.SIZE) {
-            throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+        if (workers < 1 || workers > MessageHeaderFlyweight.MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be in [1, " + MessageHeaderFlyweight.MAX_WORKERS + "], got " + workers);
         }
         if (paramCount < 1 || paramCount > (long)Integer.MAX_VALUE * Long.SIZE) {
             throw new IllegalArgumentException("paramCount must be in [1, (2^31 - 1) * 64], got " + paramCount);
@@ -84,7 +84,7 @@ public abstract class JobContext<T extends JobContext<T>> {
     }
 
     /**
-     * @param workers number of workers that vote, 1 to 64.
+     * @param workers number of workers that vote, 1 to {@link MessageHeaderFlyweight#MAX_WORKERS} (1,024).
      * @return this for a fluent API.
      */
     public T workers(final int workers) {

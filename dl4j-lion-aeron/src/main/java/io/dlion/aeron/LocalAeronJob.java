@@ -29,7 +29,12 @@ import org.agrona.concurrent.CompositeAgent;
  * A whole Distributed Lion job in one JVM over a real Aeron media driver, for examples, demos and tests: the
  * media driver (embedded by default), the aggregation server(s) of {@link Context#shards(int) S} shards on one
  * {@link AgentRunner} thread, and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
- * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here).
+ * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here). The {@link Context#topology(String) topology}
+ * is {@link Topology}'s: the star (S servers, one by default) or sharded (one slice server per worker, S = N, with
+ * {@link Topology#chunkWords(long, int, int)}'s chunk size); slices are {@link Topology#sliceBounds}'s. Every stream
+ * has the term length of {@link Channels#termLength(int)} for the streams of its topology's busiest link, so the
+ * driver's log buffers grow with the streams (N² in the sharded topology, at 192 KiB each from N = 16 on), not with
+ * Aeron's default IPC term of 64 MiB.
  * <p>
  * Call order: {@link #launch(Context)} → {@link #exchange(int)} once per worker, from the thread that will use
  * it (creation may run on N threads at once; it returns once the worker is connected) → {@code submit/await}
@@ -92,6 +97,7 @@ public final class LocalAeronJob implements AutoCloseable {
                 .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
             final List<ShardEndpoint> endpoints = new ArrayList<>();
             final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.shards, ctx.chunkWords);
+            final int streams = Topology.linkStreams(ctx.topology, ctx.workers);
             for (int s = 0; s < ctx.shards; s++) {
                 final int voteStream = ctx.streamIdBase + 2 * s;
                 final int resultStream = voteStream + 1;
@@ -99,22 +105,22 @@ public final class LocalAeronJob implements AutoCloseable {
                 final String serverResults;
                 final String workerResults;
                 if (ctx.transport == Transport.IPC) {
-                    serverVotes = Channels.ipc();
-                    serverResults = Channels.ipc();
-                    workerResults = Channels.ipc();
+                    serverVotes = Channels.ipc(streams);
+                    serverResults = serverVotes;
+                    workerResults = serverVotes;
                 } else {
                     final int votePort = freeUdpPort();
                     final int controlPort = freeUdpPort();
-                    serverVotes = Channels.udpVotes(LOOPBACK, votePort, ctx.workers);
-                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, ctx.workers);
-                    workerResults = Channels.udpResultsSubscription(LOOPBACK, ctx.workers);
+                    serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
+                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
                 }
                 final long to = bounds[s + 1];
                 servers.add(new AggregationServer(new AggregationServer.Context()
                     .aeron(runtime.aeron()).jobId(ctx.jobId).workers(ctx.workers).paramCount(ctx.paramCount).rule(ctx.rule)
                     .shard(s).paramRange(bounds[s], to)
                     .voteChannel(serverVotes).voteStreamId(voteStream)
-                    .resultChannel(serverResults).resultStreamId(resultStream)
+                    .resultChannel(serverResults).resultStreamId(resultStream).handOverStreamId(ctx.handOverStreamId() + 2 * s)
                     .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
                     .minVoters(ctx.minVoters).secret(ctx.secret()).frameMac(ctx.frameMac())));
                 endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
@@ -304,6 +310,7 @@ public final class LocalAeronJob implements AutoCloseable {
     public static final class Context extends JobContext<Context> {
         private Transport transport = Transport.IPC;
         private int shards = 1;
+        private String topology = Topology.STAR;
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
         private int windowChunks = Configuration.windowChunks();
@@ -331,11 +338,19 @@ public final class LocalAeronJob implements AutoCloseable {
             if (windowChunks < 1) {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
             }
-            final long chunks = (((paramCount + 63) >>> 6) + chunkWords - 1) / chunkWords;
-            if (shards < 1 || shards > Math.min(256, chunks)) {
-                throw new IllegalArgumentException("shards must be in [1, min(256, chunks=" + chunks + ")], got " + shards);
+            topology = Topology.checkName(topology);
+            if (Topology.SHARDED.equals(topology)) {
+                if (shards != 1 && shards != workers) {
+                    throw new IllegalArgumentException("shards must be the workers (" + workers + ") in the sharded topology, got " + shards);
+                }
+                shards = workers;
+                chunkWords(Topology.chunkWords(paramCount, shards, chunkWords));
             }
-            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 2 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
+            final long chunks = (((paramCount + 63) >>> 6) + chunkWords - 1) / chunkWords;
+            if (shards < 1 || shards > chunks) {
+                throw new IllegalArgumentException("shards must be in [1, chunks=" + chunks + "], got " + shards);
+            }
+            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 4 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
                 throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard and the hand-over"
                     + " streams, got " + streamIdBase);
             }
@@ -375,6 +390,20 @@ public final class LocalAeronJob implements AutoCloseable {
 
         public int shards() {
             return shards;
+        }
+
+        /**
+         * @param topology {@link Topology#STAR} (default: {@link #shards(int)} servers, one unless set) or
+         *                 {@link Topology#SHARDED} (a slice server per worker, S = N).
+         * @return this for a fluent API.
+         */
+        public Context topology(final String topology) {
+            this.topology = topology;
+            return this;
+        }
+
+        public String topology() {
+            return topology;
         }
 
         /**
@@ -431,11 +460,12 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @return the hand-over stream of shard 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET}
-         *     (it relays on the next id).
+         * @return the hand-over stream of shard 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET},
+         *     or past every shard's vote and result streams when there are more than that many (it relays on the next id;
+         *     shard s's server uses this + 2s).
          */
         public int handOverStreamId() {
-            return streamIdBase + Configuration.HANDOVER_STREAM_OFFSET;
+            return streamIdBase + Math.max(Configuration.HANDOVER_STREAM_OFFSET, 2 * shards);
         }
 
         /**

@@ -171,14 +171,27 @@ public final class Topology {
      * @throws IllegalArgumentException when even the smallest chunk gives fewer chunks than slices.
      */
     public int chunkWords(final long paramCount, final int requested) {
+        return chunkWords(paramCount, slices(), requested);
+    }
+
+    /**
+     * The chunk size of a job of {@code slices} slices, as {@link #chunkWords(long, int)}.
+     *
+     * @param paramCount parameters of the job.
+     * @param slices     slices of the job, at least 1.
+     * @param requested  words per chunk asked for.
+     * @return words per chunk.
+     * @throws IllegalArgumentException when even the smallest chunk gives fewer chunks than slices.
+     */
+    public static int chunkWords(final long paramCount, final int slices, final int requested) {
         final long words = (paramCount + 63) >>> 6;
-        if ((words + requested - 1) / requested >= slices()) {
+        if ((words + requested - 1) / requested >= slices) {
             return requested;
         }
         final int align = io.dlion.aeron.wire.ChunkLayout.WORD_ALIGNMENT;
-        final long fit = words / slices() / align * align;
+        final long fit = words / slices / align * align;
         if (fit < align) {
-            throw new IllegalArgumentException(slices() + " slices need at least as many chunks; " + paramCount + " parameters make "
+            throw new IllegalArgumentException(slices + " slices need at least as many chunks; " + paramCount + " parameters make "
                 + (words + align - 1) / align + " chunks of the smallest size, " + align + " words");
         }
         return (int)Math.min(requested, fit);
@@ -219,6 +232,15 @@ public final class Topology {
      * @return the streams that share one link.
      */
     public int linkStreams(final int workers) {
+        return linkStreams(name, workers);
+    }
+
+    /**
+     * @param name    of a topology.
+     * @param workers the workers of the job.
+     * @return the streams that share one link, as {@link #linkStreams(int)}.
+     */
+    public static int linkStreams(final String name, final int workers) {
         return SHARDED.equals(name) ? 2 * workers : workers;
     }
 

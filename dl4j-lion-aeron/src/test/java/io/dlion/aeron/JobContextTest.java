@@ -29,7 +29,7 @@ class JobContextTest {
     @MethodSource("contexts")
     void shouldNameTheSharedFieldThatIsWrong(final String name, final Supplier<JobContext<?>> context) {
         assertRefused(context, "jobId", c -> c.workers(2).paramCount(100));
-        assertRefused(context, "workers", c -> c.jobId(1).workers(65).paramCount(100));
+        assertRefused(context, "workers", c -> c.jobId(1).workers(1025).paramCount(100));
         assertRefused(context, "paramCount", c -> c.jobId(1).workers(2).paramCount(0));
         assertRefused(context, "chunkWords", c -> c.jobId(1).workers(2).paramCount(100).chunkWords(30));
         assertRefused(context, "secret", c -> c.jobId(1).workers(2).paramCount(100).secret(new byte[15]));

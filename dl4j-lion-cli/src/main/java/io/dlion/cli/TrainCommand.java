@@ -34,6 +34,10 @@ public final class TrainCommand implements Callable<Integer> {
         + " D-Lion, aeron-ipc for dense)")
     String transport;
 
+    @Option(names = "--topology", description = "D-Lion over Aeron: star (one aggregation server) or sharded (a slice server per"
+        + " worker, in this JVM) (default: ${DEFAULT-VALUE})")
+    String topology = "star";
+
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
     double lr = Double.NaN;
 
@@ -57,6 +61,7 @@ public final class TrainCommand implements Callable<Integer> {
         final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, opt, s, workers, via, opts.epochs, opts.batch,
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
+        TrainConfigs.topology(config, topology);
         new Trainer(config, System.out).run();
         return 0;
     }

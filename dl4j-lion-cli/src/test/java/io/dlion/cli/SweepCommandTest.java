@@ -31,7 +31,7 @@ class SweepCommandTest {
 
     @Test
     void shouldNameTheBadOptionAndStartNoRun(@TempDir final Path out) {
-        assertTrue(fail(out, "--workers", "2,0").startsWith("dlion: --workers must be in [1, 64], got 0"));
+        assertTrue(fail(out, "--workers", "2,0").startsWith("dlion: --workers must be in [1, 1024], got 0"));
         assertTrue(fail(out, "--worker-batch", "0").startsWith("dlion: --worker-batch must be >= 1, got 0"));
         assertTrue(fail(out, "--methods", "mavo,sgd").startsWith("dlion: --methods must be among mavo,avg,lion,adamw, got 'sgd'"));
         assertTrue(fail(out, "--lr-lion", "0").startsWith("dlion: --lr-lion must be > 0, got 0.0"));

@@ -60,25 +60,38 @@ class TrainCommandTest {
         assertSameHashes(printed, 3);
     }
 
+    /**
+     * The judged job: 65 workers (a voter set of two words), every one serving a slice over Aeron IPC in this JVM, end
+     * with the parameters of the in-process hub bit for bit, MaVo and Avg.
+     */
     @Test
-    void shouldTrainSixtyFiveWorkersInProcessWithIdenticalHashesAndRefuseThemOverAeron(@TempDir final Path out) throws Exception {
+    void shouldTrainSixtyFiveWorkersShardedOverAeronToTheInProcessHashes(@TempDir final Path out) throws Exception {
         for (final String sharing : new String[] {"dlion-mavo", "dlion-avg"}) {
-            final String printed = run(0, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", sharing, "--workers", "65",
-                "--transport", "inproc", "--epochs", "1", "--batch", "65", "--train-limit", "130", "--test-limit", "100", "--out",
-                out.resolve(sharing).toString());
-            final Matcher m = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})").matcher(printed);
-            final java.util.Set<String> hashes = new java.util.HashSet<>();
-            int workers = 0;
-            while (m.find()) {
-                hashes.add(m.group(2));
-                workers++;
-            }
-            assertEquals(65, workers, printed);
-            assertEquals(1, hashes.size(), "every worker ends with the same parameters");
+            final String inproc = sixtyFiveWorkers(out.resolve(sharing + "-inproc"), sharing, "--transport", "inproc");
+            final String sharded = sixtyFiveWorkers(out.resolve(sharing + "-sharded"), sharing, "--transport", "aeron-ipc", "--topology", "sharded");
+            assertEquals(inproc, sharded, sharing + ": sharded over Aeron IPC ends with the in-process hub's parameters");
         }
-        final String refused = run(2, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", "dlion-mavo", "--workers", "65",
-            "--transport", "aeron-ipc", "--epochs", "1", "--batch", "65", "--out", out.resolve("aeron").toString());
-        assertTrue(refused.contains("--workers above 64 needs --transport inproc"), refused);
+        final String refused = run(2, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", "dlion-mavo", "--workers", "2",
+            "--transport", "inproc", "--topology", "sharded", "--epochs", "1", "--batch", "2", "--out", out.resolve("refused").toString());
+        assertTrue(refused.contains("--topology sharded needs D-Lion sharing (dlion-mavo or dlion-avg) over --transport aeron-ipc"), refused);
+    }
+
+    /** @return the one params-sha256 that every one of 65 workers printed. */
+    private static String sixtyFiveWorkers(final Path out, final String sharing, final String... transport) throws Exception {
+        final List<String> args = new java.util.ArrayList<>(List.of("train", "--model", "mlp", "--optimizer", "lion", "--sharing", sharing,
+            "--workers", "65", "--epochs", "1", "--batch", "65", "--train-limit", "130", "--test-limit", "100", "--out", out.toString()));
+        args.addAll(List.of(transport));
+        final String printed = run(0, args.toArray(new String[0]));
+        final Matcher m = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})").matcher(printed);
+        final java.util.Set<String> hashes = new java.util.HashSet<>();
+        int workers = 0;
+        while (m.find()) {
+            hashes.add(m.group(2));
+            workers++;
+        }
+        assertEquals(65, workers, printed);
+        assertEquals(1, hashes.size(), "every worker ends with the same parameters");
+        return hashes.iterator().next();
     }
 
     @Test

@@ -161,6 +161,18 @@ public final class VoterSet {
 
     /**
      * @param other a set of the same capacity.
+     * @return this, now the intersection, for a fluent API.
+     */
+    public VoterSet and(final VoterSet other) {
+        checkSameCapacity(other);
+        for (int i = 0; i < words.length; i++) {
+            words[i] &= other.words[i];
+        }
+        return this;
+    }
+
+    /**
+     * @param other a set of the same capacity.
      * @return this, without the members of {@code other}, for a fluent API.
      */
     public VoterSet andNot(final VoterSet other) {

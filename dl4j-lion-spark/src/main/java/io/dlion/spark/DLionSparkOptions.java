@@ -25,8 +25,8 @@ public final class DLionSparkOptions implements Serializable {
     public static final long ROUND_TIMEOUT_MILLIS_DEFAULT = DLion.DEFAULT_ROUND_TIMEOUT_MILLIS;
     /** Default server deadline of a round: after it the round is aborted (every task must vote) and the stage fails. */
     public static final long SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT = 30_000;
-    /** The most tasks (workers) one job can have: the server's voter masks are 64 bits. */
-    public static final int MAX_WORKERS = 64;
+    /** The most tasks (workers) one job can have: the wire's worker ids and voter sets take 1,024 workers. */
+    public static final int MAX_WORKERS = io.dlion.aeron.wire.MessageHeaderFlyweight.MAX_WORKERS;
 
     private int epochs = 1;
     private int batchSizePerWorker;

@@ -33,6 +33,7 @@ import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.SignEncoding;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -231,12 +232,12 @@ public final class AttackRun {
             final ChunkLayout layout = new ChunkLayout(params, 0, params, Configuration.chunkWords());
             final long[] ones = new long[(int)((params + 63) >>> 6)];
             Arrays.fill(ones, -1L);
-            final long all = workers == 64 ? -1L : (1L << workers) - 1;
+            final VoterSet all = VoterSet.all(workers);
             for (long round = 3; round < 8; round++) {
                 for (int c = 0; c < layout.chunkCount(); c++) {
                     final int wordOffset = layout.wordOffset(c);
                     final int words = layout.wordsOf(c);
-                    final byte[] frame = new byte[ResultChunkFlyweight.length(SignEncoding.INSTANCE, params, wordOffset, wordOffset + words)];
+                    final byte[] frame = new byte[ResultChunkFlyweight.length(all.wordCount(), SignEncoding.INSTANCE, params, wordOffset, wordOffset + words)];
                     new ResultChunkFlyweight().wrap(new UnsafeBuffer(frame), 0).encode(Encoding.SIGN_BITS, JOB, round, wordOffset, words, 0, all,
                         SignEncoding.INSTANCE, new long[][] {ones}, params, wordOffset);
                     Frames.send(forger, frame);

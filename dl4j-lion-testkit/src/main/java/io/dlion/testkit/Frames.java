@@ -25,6 +25,7 @@ import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.CountEncoding;
+import io.dlion.vote.VoterSet;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -38,14 +39,24 @@ public final class Frames {
     private Frames() {
     }
 
-    /** A server's AVERAGE result chunk: bit planes of the +1 count of the workers in {@code voterMask}. */
+    /**
+     * A server's AVERAGE result chunk for a job of at most 64 workers (a voter set of one word).
+     *
+     * @param voterMask bit i: worker i is counted.
+     */
     public static byte[] averageResult(final int job, final long round, final int shard, final ChunkLayout layout, final int chunk,
         final long voterMask, final long[][] countPlanes) {
+        return averageResult(job, round, shard, layout, chunk, new VoterSet(Long.SIZE).word(0, voterMask), countPlanes);
+    }
+
+    /** A server's AVERAGE result chunk: bit planes of the +1 count of the workers in {@code voters}. */
+    public static byte[] averageResult(final int job, final long round, final int shard, final ChunkLayout layout, final int chunk,
+        final VoterSet voters, final long[][] countPlanes) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
-        final CountEncoding encoding = new CountEncoding(Long.bitCount(voterMask));
-        final byte[] bytes = new byte[ResultChunkFlyweight.length(encoding, layout.paramCount(), wordOffset, wordOffset + words)];
-        new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voterMask,
+        final CountEncoding encoding = new CountEncoding(voters.count());
+        final byte[] bytes = new byte[ResultChunkFlyweight.length(voters.wordCount(), encoding, layout.paramCount(), wordOffset, wordOffset + words)];
+        new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voters,
             encoding, countPlanes, layout.paramCount(), wordOffset);
         return bytes;
     }

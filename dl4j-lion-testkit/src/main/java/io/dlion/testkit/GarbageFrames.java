@@ -50,8 +50,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   byte overwrite  one random byte set to a random value
  *   truncation      cut to a random length in [1, length)
  *   extension       1 to 64 zero bytes appended, up to maxFrameLength
- *   header field    type, encoding, job id, chunk word offset, chunk words, worker id, shard or voter mask / param
- *                   count set to an edge value (0, 1, -1, 2, 255, 256, 65535, 2^31-1, 2^63-1, -2^63 or a random
+ *   header field    type, encoding, job id, chunk word offset, chunk words, worker id, shard or count (voter-set words, param
+ *                   count or joining worker) set to an edge value (0, 1, -1, 2, 255, 256, 65535, 2^31-1, 2^63-1, -2^63 or a random
  *                   one, each possibly +-1); or the round moved by -3..+4
  *   body swap       the body of another corpus frame copied over this one's (as many bytes as both have)
  * </pre>
@@ -260,7 +260,7 @@ public final class GarbageFrames {
                 header.shard((int)value);
                 break;
             default:
-                header.voterMask(value);
+                header.count(value & MessageHeaderFlyweight.MAX_COUNT);
                 break;
         }
     }

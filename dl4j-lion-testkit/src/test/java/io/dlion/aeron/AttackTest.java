@@ -32,6 +32,7 @@ import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -323,8 +324,8 @@ class AttackTest {
         for (int c = 0; c < layout.chunkCount(); c++) {
             final int wordOffset = layout.wordOffset(c);
             final int words = layout.wordsOf(c);
-            final byte[] frame = new byte[ResultChunkFlyweight.length(SignEncoding.INSTANCE, PARAMS, wordOffset, wordOffset + words)];
-            new ResultChunkFlyweight().wrap(new UnsafeBuffer(frame), 0).encode(Encoding.SIGN_BITS, 1, round, wordOffset, words, 0, 0b111,
+            final byte[] frame = new byte[ResultChunkFlyweight.length(1, SignEncoding.INSTANCE, PARAMS, wordOffset, wordOffset + words)];
+            new ResultChunkFlyweight().wrap(new UnsafeBuffer(frame), 0).encode(Encoding.SIGN_BITS, 1, round, wordOffset, words, 0, VoterSet.all(N),
                 SignEncoding.INSTANCE, new long[][] {ones}, PARAMS, wordOffset);
             Frames.send(forger, frame);
             frames++;

@@ -106,7 +106,7 @@ class BadInputTest {
         Frames.send(raw, java.util.Arrays.copyOf(chunk1, chunk1.length + 64));
         expected.put(RejectReason.BAD_LENGTH, 2);
         final byte[] badVersion = chunk0.clone();
-        badVersion[MessageHeaderFlyweight.VERSION_OFFSET] = 2;
+        badVersion[MessageHeaderFlyweight.VERSION_OFFSET] = 1;   // the previous version (one-byte worker ids, 64-bit voter masks)
         Frames.send(raw, badVersion);
         expected.put(RejectReason.BAD_VERSION, 1);
         Frames.send(raw, edit(chunk0, m -> m.jobId(JOB + 1)));

@@ -308,7 +308,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             }
             final MessageHeaderFlyweight msg = headerIn.wrapForRead(buffer, offset);
             if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
-                || msg.jobId() != ctx.jobId || msg.voterMask() != 1L << ctx.workerId || msg.round() != notice.round()
+                || msg.jobId() != ctx.jobId || msg.joiningWorker() != ctx.workerId || msg.round() != notice.round()
                 || msg.workerId() != notice.donor()) {
                 framesIgnored++;
                 return;
@@ -493,8 +493,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             if (!jobIdSet) {
                 throw new IllegalArgumentException("jobId must be set");
             }
-            if (workers < 1 || workers > Long.SIZE) {
-                throw new IllegalArgumentException("workers must be in [1, 64], got " + workers);
+            if (workers < 1 || workers > MessageHeaderFlyweight.MAX_WORKERS) {
+                throw new IllegalArgumentException("workers must be in [1, " + MessageHeaderFlyweight.MAX_WORKERS + "], got " + workers);
             }
             if (workerId < 0 || workerId >= workers) {
                 throw new IllegalArgumentException("workerId must be in [0, workers=" + workers + "), got " + workerId);

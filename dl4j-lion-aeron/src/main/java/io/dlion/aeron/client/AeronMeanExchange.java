@@ -25,8 +25,10 @@ import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.MeanExchange;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -72,7 +74,7 @@ public final class AeronMeanExchange implements MeanExchange {
     private final MeanChunkFlyweight meanIn = new MeanChunkFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
-    private final long allWorkers;
+    private final VoterSet frameVoters;
     private long submitNs;
     private boolean closed;
 
@@ -88,7 +90,7 @@ public final class AeronMeanExchange implements MeanExchange {
         final long params = ctx.paramCount();
         this.gradient = new float[(int) params];
         this.mean = new float[(int) params];
-        this.allWorkers = ctx.workers() == Long.SIZE ? -1L : (1L << ctx.workers()) - 1;
+        this.frameVoters = new VoterSet(ctx.workers());
         this.session = new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, false,
             ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
         this.slices = new Slice[ctx.shards.size()];
@@ -169,9 +171,9 @@ public final class AeronMeanExchange implements MeanExchange {
             for (final Slice slice : slices) {
                 if (!slice.meanDone()) {
                     work += slice.subscription.controlledPoll(slice.handler, ctx.fragmentLimit);
-                    if (slice.abortMask >= 0) {
+                    if (slice.aborted) {
                         session.endRound(round);
-                        throw new QuorumLostException(round, slice.endpoint.shard(), slice.abortMask);
+                        throw new QuorumLostException(round, slice.endpoint.shard(), slice.abortVoters);
                     }
                     done &= slice.meanDone();
                 }
@@ -274,7 +276,8 @@ public final class AeronMeanExchange implements MeanExchange {
         private int serverSession;
         private int nextChunk;
         private int nextMeanWord;
-        private long abortMask = -1;
+        private final VoterSet abortVoters = new VoterSet(ctx.workers());
+        private boolean aborted;
 
         Slice(final ShardEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -309,7 +312,7 @@ public final class AeronMeanExchange implements MeanExchange {
         void startRound() {
             nextChunk = 0;
             nextMeanWord = layout.fromWord();
-            abortMask = -1;
+            aborted = false;
         }
 
         boolean meanDone() {
@@ -395,16 +398,20 @@ public final class AeronMeanExchange implements MeanExchange {
                 counters.staleResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }
-            final long mask = msg.voterMask();
             if (type == MessageType.ROUND_ABORT) {
-                abortMask = mask;
+                if (length != RoundAbortFlyweight.length(abortVoters.wordCount()) || !msg.readVoterSet(abortVoters, length)) {
+                    counters.rejectedResults().incrementRelease();
+                    return ControlledFragmentHandler.Action.CONTINUE;
+                }
+                aborted = true;
                 return ControlledFragmentHandler.Action.BREAK;
             }
             final int wordOffset = msg.chunkWordOffset();
             final int words = msg.chunkWords();
             final int chunk = layout.chunkAt(wordOffset);
-            if (wordOffset != nextMeanWord || chunk < 0 || words != layout.wordsOf(chunk) || mask == 0 || (mask & ~allWorkers) != 0
-                || msg.encoding() != Encoding.FP32 || length != MeanChunkFlyweight.length(layout.paramsOf(wordOffset, words))) {
+            if (wordOffset != nextMeanWord || chunk < 0 || words != layout.wordsOf(chunk) || !msg.readVoterSet(frameVoters, length)
+                || frameVoters.isEmpty() || msg.encoding() != Encoding.FP32
+                || length != MeanChunkFlyweight.length(frameVoters.wordCount(), layout.paramsOf(wordOffset, words))) {
                 counters.rejectedResults().incrementRelease();
                 return ControlledFragmentHandler.Action.CONTINUE;
             }

@@ -174,9 +174,9 @@ public final class AeronVoteExchange implements VoteExchange {
             for (final ShardState shard : shards) {
                 if (!shard.resultDone()) {
                     work += shard.poll();
-                    if (shard.abortMask() >= 0) {
+                    if (shard.abortVoters() != null) {
                         session.endRound(round);
-                        throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortMask());
+                        throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortVoters());
                     }
                     if (session.rejoinRequired() != null) {
                         throw new RejoinRequiredException(round, session.rejoinRequired());

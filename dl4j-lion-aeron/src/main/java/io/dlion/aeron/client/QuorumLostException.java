@@ -1,5 +1,7 @@
 package io.dlion.aeron.client;
 
+import io.dlion.vote.VoterSet;
+
 /**
  * Thrown by {@link AeronVoteExchange#await} when a shard's server aborted the round: fewer workers than the job's
  * quorum ({@link io.dlion.aeron.server.AggregationServer.Context#minVoters(int)}) voted before the round deadline.
@@ -11,20 +13,23 @@ public final class QuorumLostException extends IllegalStateException {
 
     private final long round;
     private final int shard;
-    private final long voterMask;
+    private final int[] voters;
 
     /**
-     * @param round     the aborted round.
-     * @param shard     the shard whose server aborted it.
-     * @param voterMask workers that did vote before the deadline.
+     * @param round  the aborted round.
+     * @param shard  the shard whose server aborted it.
+     * @param voters workers that did vote before the deadline (copied).
      */
-    public QuorumLostException(final long round, final int shard, final long voterMask) {
-        super("round " + round + " aborted by the server of shard " + shard + ": only " + Long.bitCount(voterMask)
-            + " worker(s) voted before the round deadline (voter mask 0x" + Long.toHexString(voterMask)
-            + "), fewer than the job's quorum (minVoters)");
+    public QuorumLostException(final long round, final int shard, final VoterSet voters) {
+        super("round " + round + " aborted by the server of shard " + shard + ": only " + voters.count()
+            + " worker(s) voted before the round deadline (workers " + voters + "), fewer than the job's quorum (minVoters)");
         this.round = round;
         this.shard = shard;
-        this.voterMask = voterMask;
+        this.voters = new int[voters.count()];
+        int i = 0;
+        for (int w = voters.next(0); w >= 0; w = voters.next(w + 1)) {
+            this.voters[i++] = w;
+        }
     }
 
     /** @return the aborted round. */
@@ -37,8 +42,8 @@ public final class QuorumLostException extends IllegalStateException {
         return shard;
     }
 
-    /** @return workers that voted before the deadline. */
-    public long voterMask() {
-        return voterMask;
+    /** @return the workers that voted before the deadline, in increasing order. */
+    public int[] voters() {
+        return voters.clone();
     }
 }

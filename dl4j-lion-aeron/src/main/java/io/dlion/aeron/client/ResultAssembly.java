@@ -46,10 +46,13 @@ final class ResultAssembly {
     private final long[][][] planeViews;
     /** MAJORITY: a chunk of this round had an even number of voters (ternary). */
     private boolean ternary;
-    /** Per shard: AND and OR of the voter masks of the round's chunks so far. */
-    private final long[] maskAll;
-    private final long[] maskAny;
-    /** The voters of the completed round, reused round after round (the job's workers fit the wire's one-word mask). */
+    /** Per shard: intersection and union of the voter sets of the round's chunks so far. */
+    private final VoterSet[] votersAll;
+    private final VoterSet[] votersAny;
+    private final VoterSet everyWorker;
+    private final VoterSet scratchAll;
+    private final VoterSet scratchAny;
+    /** The voters of the completed round, reused round after round. */
     private final VoterSet resultVoters;
     /** Per shard, AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
     private final int[][] runStart;
@@ -87,14 +90,21 @@ final class ResultAssembly {
             }
         }
         this.resultVoters = new VoterSet(workers);
-        this.maskAll = new long[shards];
-        this.maskAny = new long[shards];
+        this.everyWorker = VoterSet.all(workers);
+        this.scratchAll = new VoterSet(workers);
+        this.scratchAny = new VoterSet(workers);
+        this.votersAll = new VoterSet[shards];
+        this.votersAny = new VoterSet[shards];
+        for (int s = 0; s < shards; s++) {
+            votersAll[s] = new VoterSet(workers);
+            votersAny[s] = new VoterSet(workers);
+        }
         this.runStart = new int[shards][2];
         this.runVoters = new int[shards][2];
         this.runs = new int[shards];
     }
 
-    /** A new round: forget the voter masks and counts of the last one (its buffers are overwritten chunk by chunk). */
+    /** A new round: forget the voter sets and counts of the last one (its buffers are overwritten chunk by chunk). */
     void startRound() {
         ternary = false;
         for (int s = 0; s < runs.length; s++) {
@@ -134,12 +144,12 @@ final class ResultAssembly {
      * @param params     parameters in the chunk.
      * @param wordOffset first word of the chunk.
      * @param words      words of the chunk, at most chunkWords.
-     * @param voterMask  the workers the chunk counts: 1 to {@code workers} of them.
+     * @param voterSet   the workers the chunk counts: 1 to {@code workers} of them.
      * @return false when the body does not decode (nothing is written then).
      */
     boolean accept(final int shard, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
-        final long voterMask) {
-        final int voters = Long.bitCount(voterMask);
+        final VoterSet voterSet) {
+        final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];
         try {
             downlink.decode(body, index, params, 0, words, scratch);
@@ -166,8 +176,8 @@ final class ResultAssembly {
             }
             addRun(shard, wordOffset, voters);
         }
-        maskAll[shard] &= voterMask;
-        maskAny[shard] |= voterMask;
+        votersAll[shard].and(voterSet);
+        votersAny[shard].or(voterSet);
         return true;
     }
 
@@ -180,18 +190,18 @@ final class ResultAssembly {
      * @return the result; its arrays are this assembly's buffers (see the class comment for how long they hold).
      */
     RoundResult complete(final long round) {
-        long all = -1L;
-        long any = 0;
+        final VoterSet all = scratchAll.copyFrom(everyWorker);
+        final VoterSet any = scratchAny.clear();
         for (int s = 0; s < runs.length; s++) {
-            all &= maskAll[s];
-            any |= maskAny[s];
+            all.and(votersAll[s]);
+            any.or(votersAny[s]);
         }
         if (rule == VoteRule.MAJORITY) {
-            final long mask = all != 0 ? all : any;
-            final int voters = Long.bitCount(mask);
-            return RoundResult.majority(round, paramCount, voters, resultVoters.word(0, mask), sign, ternary || (voters & 1) == 0 ? tieWords() : null);
+            resultVoters.copyFrom(all.isEmpty() ? any : all);
+            final int voters = resultVoters.count();
+            return RoundResult.majority(round, paramCount, voters, resultVoters, sign, ternary || (voters & 1) == 0 ? tieWords() : null);
         }
-        return averageResult(round, resultVoters.word(0, any));
+        return averageResult(round, resultVoters.copyFrom(any));
     }
 
     /**
@@ -226,8 +236,8 @@ final class ResultAssembly {
     }
 
     private void resetShard(final int shard) {
-        maskAll[shard] = -1L;
-        maskAny[shard] = 0;
+        votersAll[shard].copyFrom(everyWorker);
+        votersAny[shard].clear();
         runs[shard] = 0;
     }
 

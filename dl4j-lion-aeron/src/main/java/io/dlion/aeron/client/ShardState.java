@@ -22,10 +22,12 @@ import io.dlion.aeron.wire.LittleEndianView;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
+import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
 import io.dlion.aeron.wire.WireBuffers;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -118,7 +120,11 @@ final class ShardState implements AutoCloseable {
     private long lastServerFrameNs;
     private int nextChunk;
     private int nextResultWord;
-    private long abortMask = -1;
+    private boolean aborted;
+    /** The voters of the server's ROUND_ABORT of this round, when {@link #aborted}. */
+    private final VoterSet abortVoters;
+    /** The voters of the result frame being read. */
+    private final VoterSet frameVoters;
 
     /**
      * Add the shard's publication and subscription (not yet connected).
@@ -145,6 +151,8 @@ final class ShardState implements AutoCloseable {
         this.jobId = ctx.jobId();
         this.workerId = ctx.workerId();
         this.workers = ctx.workers();
+        this.abortVoters = new VoterSet(workers);
+        this.frameVoters = new VoterSet(workers);
         this.paramCount = ctx.paramCount();
         this.rule = ctx.rule();
         this.chunkWords = ctx.chunkWords();
@@ -205,7 +213,7 @@ final class ShardState implements AutoCloseable {
     void startRound() {
         nextChunk = 0;
         nextResultWord = layout.fromWord();
-        abortMask = -1;
+        aborted = false;
         lastServerFrameNs = nanoClock.nanoTime();
     }
 
@@ -214,9 +222,9 @@ final class ShardState implements AutoCloseable {
         return nextResultWord == layout.toWord();
     }
 
-    /** @return the voter mask of the server's ROUND_ABORT of this round, or -1 when it did not abort it. */
-    long abortMask() {
-        return abortMask;
+    /** @return the voters of the server's ROUND_ABORT of this round, or null when it did not abort it. */
+    VoterSet abortVoters() {
+        return aborted ? abortVoters : null;
     }
 
     /**
@@ -457,16 +465,18 @@ final class ShardState implements AutoCloseable {
             counters.staleResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
-        final long mask = msg.voterMask();
         if (type == MessageType.ROUND_ABORT) {
-            abortMask = mask;
+            if (messageLength != RoundAbortFlyweight.length(abortVoters.wordCount()) || !msg.readVoterSet(abortVoters, messageLength)) {
+                counters.rejectedResults().incrementRelease();
+                return ControlledFragmentHandler.Action.CONTINUE;
+            }
+            aborted = true;
             return ControlledFragmentHandler.Action.BREAK;
         }
         final int wordOffset = msg.chunkWordOffset();
         final int words = msg.chunkWords();
-        final long allWorkers = workers == Long.SIZE ? -1L : (1L << workers) - 1;
-        if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || mask == 0 || (mask & ~allWorkers) != 0
-            || !decode(resultIn.wrapForRead(buffer, offset), messageLength, wordOffset, words, mask)) {
+        if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || !msg.readVoterSet(frameVoters, messageLength)
+            || frameVoters.isEmpty() || !decode(resultIn.wrapForRead(buffer, offset), messageLength, wordOffset, words, frameVoters)) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
@@ -551,15 +561,12 @@ final class ShardState implements AutoCloseable {
 
     private ControlledFragmentHandler.Action onJoinNotice(final JoinNoticeFlyweight frame) {
         final long round = frame.firstRound();
-        final long mask = frame.joiningMask();
-        final long allWorkers = workers == Long.SIZE ? -1L : (1L << workers) - 1;
+        final int worker = frame.joiningWorker();
         final int donor = frame.donor();
-        if (Long.bitCount(mask) != 1 || (mask & ~allWorkers) != 0 || round < 0
-            || (donor >= workers && donor != JoinNoticeFlyweight.NO_DONOR)) {
+        if (worker < 0 || worker >= workers || round < 0 || (donor >= workers && donor != JoinNoticeFlyweight.NO_DONOR)) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
-        final int worker = Long.numberOfTrailingZeros(mask);
         final int donorOrNone = donor == JoinNoticeFlyweight.NO_DONOR ? -1 : donor;
         session.onJoinNotice(index, worker, round, donorOrNone);
         return ControlledFragmentHandler.Action.CONTINUE;
@@ -568,21 +575,21 @@ final class ShardState implements AutoCloseable {
     /**
      * Check a result chunk's frame (encoding for the voter count, size, body length) and hand its body to the assembly.
      */
-    private boolean decode(final ResultChunkFlyweight frame, final int length, final int wordOffset, final int words, final long mask) {
+    private boolean decode(final ResultChunkFlyweight frame, final int length, final int wordOffset, final int words, final VoterSet voterSet) {
         final MessageHeaderFlyweight msg = frame.header();
-        final int voters = Long.bitCount(mask);
+        final int voters = voterSet.count();
         final int encoding = msg.encoding();
         final boolean allowed = rule == VoteRule.MAJORITY
             ? encoding == ((voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
             : encoding == Encoding.COUNT_PLANES;
         final long params = layout.paramsOf(wordOffset, words);
         if (!allowed || voters > workers || words > chunkWords
-            || length != MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(encoding, words, params, voters)) {
+            || length != MessageHeaderFlyweight.headerLength(voterSet.wordCount()) + Encoding.bodyLength(encoding, words, params, voters)) {
             return false;
         }
         final DirectBuffer buffer = msg.buffer();
-        return assembly.accept(index, receiveView.of(buffer), WireBuffers.index(buffer, msg.bodyOffset()), params, wordOffset, words,
-            mask);
+        return assembly.accept(index, receiveView.of(buffer), WireBuffers.index(buffer, msg.afterVoterSet()), params, wordOffset, words,
+            voterSet);
     }
 
     private void offerFailed(final long result) {

@@ -24,6 +24,7 @@ import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -108,6 +109,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final FrameMac frameMac;
     private final HandOverRelay relay;
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final VoterSet missing;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
 
@@ -121,6 +123,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         final int chunkWords = ctx.payloadChunkWords();
         this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, chunkWords);
         this.workers = ctx.workers();
+        this.missing = new VoterSet(workers);
         Subscription sub = null;
         ExclusivePublication pub = null;
         ServerCounters cnt = null;
@@ -136,7 +139,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.publication = pub;
         this.counters = cnt;
         final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
-        final int need = (ctx.payload == Payload.FP32 ? MeanChunkFlyweight.length((long) chunkWords * Long.SIZE)
+        // a vote chunk must fit one frame; results are cut into as many frames as their voter set and body need; a mean
+        // chunk goes in one frame with its voter set
+        final int need = (ctx.payload == Payload.FP32 ? MeanChunkFlyweight.length(VoterSet.wordsFor(workers), (long) chunkWords * Long.SIZE)
             : MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES) + tag;
         if (publication.maxPayloadLength() < need) {
             close();
@@ -147,9 +152,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             ctx.epochClock, counters);
         this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
-        this.window = new ChunkWindow(layout, ctx.shard, ctx.windowChunks, aggregation, ctx.minVoters, counters);
+        this.window = new ChunkWindow(layout, ctx.shard, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, counters, frameMac);
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, workers, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
@@ -178,13 +183,13 @@ public final class AggregationServer implements Agent, AutoCloseable {
         int work = publisher.publishAbort();
         work += publishNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
-        work += window.aggregateReady(membership.activeMask());
+        work += window.aggregateReady(membership.active());
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
         work += answers.removeGoneWorkers(now);
         if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
             onDeadline(now);
-            work += 1 + window.aggregateReady(membership.activeMask());
+            work += 1 + window.aggregateReady(membership.active());
         }
         return work + relay.doWork();
     }
@@ -224,14 +229,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return window.currentRound();
     }
 
-    /** @return workers the next round waits for: every worker not dropped for missing a deadline. */
-    public long activeMask() {
-        return membership.activeMask();
+    /**
+     * @return workers the next round waits for: every worker not dropped for missing a deadline (the server's own set:
+     *     read it on the agent's thread, or once the agent stopped).
+     */
+    public VoterSet activeWorkers() {
+        return membership.active();
     }
 
-    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from. */
-    public long joinedMask() {
-        return membership.boundMask();
+    /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from (the server's own set). */
+    public VoterSet joinedWorkers() {
+        return membership.bound();
     }
 
     /** @return true when the result publication has at least one connected subscriber. */
@@ -318,10 +326,11 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         answers.onHello(worker, hello, sessionId);
-        for (long m = membership.announced(); m != 0; m &= m - 1) {
-            window.excuse(Long.numberOfTrailingZeros(m), ctx.minVoters);
+        final VoterSet announced = membership.announced();
+        for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
+            window.excuse(w, ctx.minVoters);
         }
-        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && window.roundMask() == 0) {
+        if (window.isOpen() && window.currentRound() < membership.newestHelloRound() && !window.votersFixed()) {
             // only laggards voted in it: close it unvoted; the next round is currentRound + 1 = the others' round
             window.discard();
         }
@@ -369,10 +378,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         membership.onVote(worker);
-        if (window.roundMask() == 0) {
+        if (!window.votersFixed()) {
             membership.onTimelyVote(worker);
         }
-        window.arrived(chunk, membership.activeMask());
+        window.arrived(chunk, membership.active());
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
@@ -392,16 +401,16 @@ public final class AggregationServer implements Agent, AutoCloseable {
             window.progress(now);
             return;
         }
-        final long present = window.presentInOldestChunk();
-        final long missing = window.required(membership.activeMask()) & ~present;
-        if (Long.bitCount(present) < ctx.minVoters && (missing & ~membership.votedMask()) != 0 && startupGrace.waitAgain(window.currentRound())) {
+        final VoterSet present = window.presentInOldestChunk();
+        missing.copyFrom(window.required(membership.active())).andNot(present);
+        if (present.count() < ctx.minVoters && !membership.voted().containsAll(missing) && startupGrace.waitAgain(window.currentRound())) {
             // a missing worker has never voted on this server: it is probably still starting (its process, its first
             // training step); below the quorum the round waits another deadline for it, a bounded number of times
             window.progress(now);
             return;
         }
         membership.drop(missing);
-        if (Long.bitCount(present) < ctx.minVoters) {
+        if (present.count() < ctx.minVoters) {
             counters.roundsAbandoned().incrementPlain();
             publisher.queueAbort(window.currentRound(), present);
             window.abort();
@@ -436,7 +445,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (!aggregation.publish(publisher, window.currentRound(), slot)) {
                 break;
             }
-            window.published(ctx.nanoClock.nanoTime(), membership.activeMask());
+            window.published(ctx.nanoClock.nanoTime(), membership.active());
             work++;
         }
         return work;
@@ -479,8 +488,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (toParam < 0) {
                 toParam = paramCount();
             }
-            if (shard < 0 || shard > 0xFF) {
-                throw new IllegalArgumentException("shard must be in [0, 255], got " + shard);
+            if (shard < 0 || shard >= MessageHeaderFlyweight.MAX_SHARDS) {
+                throw new IllegalArgumentException("shard must be in [0, " + (MessageHeaderFlyweight.MAX_SHARDS - 1) + "], got " + shard);
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
@@ -557,7 +566,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
 
         /**
-         * @param shard index of this server's slice, 0 to 255.
+         * @param shard index of this server's slice, 0 to 65,534.
          * @return this for a fluent API.
          */
         public Context shard(final int shard) {

@@ -3,6 +3,7 @@ package io.dlion.aeron.server;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.vote.VoterSet;
 import org.agrona.DirectBuffer;
 
 /**
@@ -34,28 +35,33 @@ final class ChunkWindow {
     private boolean open;
     private boolean completedRound;
     private long progressNs;
-    private long roundMask;
+    /** The open round's voters, fixed by its first chunk aggregated; empty before. */
+    private final VoterSet roundVoters;
+    private final VoterSet present;
     private int baseChunk;
     private boolean aggregateDue;
 
     /**
      * @param layout       the shard's chunk grid.
      * @param shard        index of the shard.
+     * @param workers      of the job.
      * @param windowChunks chunks held at once.
      * @param aggregation  what the chunks carry, and how they are aggregated and sent.
      * @param minVoters    the quorum: a round's voters are never fewer (its chunks wait, then the deadline aborts it).
      * @param counters     where chunks aggregated, rounds and voters are counted.
      */
-    ChunkWindow(final ChunkLayout layout, final int shard, final int windowChunks, final Aggregation aggregation, final int minVoters,
-        final ServerCounters counters) {
+    ChunkWindow(final ChunkLayout layout, final int shard, final int workers, final int windowChunks, final Aggregation aggregation,
+        final int minVoters, final ServerCounters counters) {
         this.minVoters = minVoters;
         this.layout = layout;
         this.shard = shard;
         this.aggregation = aggregation;
         this.counters = counters;
+        this.roundVoters = new VoterSet(workers);
+        this.present = new VoterSet(workers);
         this.slots = new ChunkSlot[windowChunks];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new ChunkSlot(i);
+            slots[i] = new ChunkSlot(i, workers);
         }
     }
 
@@ -74,9 +80,14 @@ final class ChunkWindow {
         return completedRound;
     }
 
-    /** @return the open round's voters, fixed by its first chunk aggregated; 0 before. */
-    long roundMask() {
-        return roundMask;
+    /** @return the open round's voters, fixed by its first chunk aggregated; empty before. */
+    VoterSet roundVoters() {
+        return roundVoters;
+    }
+
+    /** @return true once the open round's voters are fixed (its first chunk aggregated, or a deadline went on without some). */
+    boolean votersFixed() {
+        return !roundVoters.isEmpty();
     }
 
     /**
@@ -119,7 +130,7 @@ final class ChunkWindow {
         currentRound = round;
         open = true;
         progressNs = nowNs;
-        roundMask = 0;
+        roundVoters.clear();
         baseChunk = 0;
         for (final ChunkSlot slot : slots) {
             slot.reset(-1);
@@ -152,7 +163,7 @@ final class ChunkWindow {
         if (chunk < baseChunk) {
             return RejectReason.DUPLICATE;
         }
-        if (roundMask != 0 && (roundMask & (1L << worker)) == 0) {
+        if (votersFixed() && !roundVoters.contains(worker)) {
             return RejectReason.LATE;
         }
         return null;
@@ -180,24 +191,23 @@ final class ChunkWindow {
         if (slot.chunk != chunk) {
             slot.reset(chunk);
         }
-        final long bit = 1L << worker;
-        if ((slot.arrived & bit) != 0 || slot.aggregated) {
+        if (slot.arrived.contains(worker) || slot.aggregated) {
             return RejectReason.DUPLICATE;
         }
         aggregation.store(buffer, offset, slot, worker, layout.paramsOf(layout.wordOffset(chunk), layout.wordsOf(chunk)));
-        slot.arrived |= bit;
+        slot.arrived.add(worker);
         return null;
     }
 
     /**
      * Note that a chunk got a payload: an aggregation is due when the chunk now has every required one.
      *
-     * @param chunk      the chunk, in the window.
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param chunk  the chunk, in the window.
+     * @param active the workers a round waits for before its voters are fixed.
      */
-    void arrived(final int chunk, final long activeMask) {
+    void arrived(final int chunk, final VoterSet active) {
         final ChunkSlot slot = slots[chunk % slots.length];
-        aggregateDue |= slot.chunk == chunk && isReady(slot, activeMask);
+        aggregateDue |= slot.chunk == chunk && isReady(slot, active);
     }
 
     /**
@@ -208,16 +218,15 @@ final class ChunkWindow {
      * @param minVoters the quorum.
      */
     void excuse(final int worker, final int minVoters) {
-        final long bit = 1L << worker;
-        if (open && roundMask != 0 && (roundMask & bit) != 0 && Long.bitCount(roundMask & ~bit) >= minVoters) {
-            roundMask &= ~bit;
+        if (open && votersFixed() && roundVoters.contains(worker) && roundVoters.count() - 1 >= minVoters) {
+            roundVoters.remove(worker);
             aggregateDue = true;
-        } else if (open && roundMask == 0) {
+        } else if (open && !votersFixed()) {
             aggregateDue = true;
         }
     }
 
-    /** @return true when a chunk may have every required payload: the duty cycle must call {@link #aggregateReady(long)}. */
+    /** @return true when a chunk may have every required payload: the duty cycle must call {@link #aggregateReady}. */
     boolean aggregateDue() {
         return aggregateDue;
     }
@@ -225,10 +234,10 @@ final class ChunkWindow {
     /**
      * Aggregate every chunk of the window whose required payloads are in, in chunk order.
      *
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return chunks aggregated.
      */
-    int aggregateReady(final long activeMask) {
+    int aggregateReady(final VoterSet active) {
         if (!aggregateDue) {
             return 0;
         }
@@ -237,12 +246,13 @@ final class ChunkWindow {
         if (open) {
             for (int c = baseChunk; c < Math.min(layout.chunkCount(), baseChunk + slots.length); c++) {
                 final ChunkSlot slot = slots[c % slots.length];
-                if (slot.chunk == c && isReady(slot, activeMask)) {
-                    final long voters = roundMask != 0 ? slot.arrived & roundMask : slot.arrived;
-                    if (roundMask == 0) {
-                        roundMask = voters;
+                if (slot.chunk == c && isReady(slot, active)) {
+                    slot.voters.copyFrom(slot.arrived);
+                    if (votersFixed()) {
+                        slot.voters.and(roundVoters);
+                    } else {
+                        roundVoters.copyFrom(slot.voters);
                     }
-                    slot.voterMask = voters;
                     final int words = layout.wordsOf(c);
                     aggregation.aggregate(slot, words, layout.paramsOf(layout.wordOffset(c), words));
                     slot.aggregated = true;
@@ -266,23 +276,23 @@ final class ChunkWindow {
     /**
      * The oldest chunk's result is published: the window moves on, and the round completes with its last chunk.
      *
-     * @param nowNs      now, the round's latest progress.
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param nowNs  now, the round's latest progress.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return true when the round completed.
      */
-    boolean published(final long nowNs, final long activeMask) {
+    boolean published(final long nowNs, final VoterSet active) {
         slots[baseChunk % slots.length].reset(-1);
         baseChunk++;
         progressNs = nowNs;
         if (baseChunk == layout.chunkCount()) {
             open = false;
             completedRound = true;
-            counters.votersLastRound().setRelease(Long.bitCount(roundMask));
+            counters.votersLastRound().setRelease(roundVoters.count());
             counters.rounds().incrementRelease();
             return true;
         }
         final ChunkSlot next = slots[baseChunk % slots.length];
-        aggregateDue |= next.chunk == baseChunk && isReady(next, activeMask);
+        aggregateDue |= next.chunk == baseChunk && isReady(next, active);
         return false;
     }
 
@@ -311,18 +321,24 @@ final class ChunkWindow {
     }
 
     /**
-     * @param activeMask the workers a round waits for before its voters are fixed.
+     * @param active the workers a round waits for before its voters are fixed.
      * @return the workers the oldest chunk waits for.
      */
-    long required(final long activeMask) {
-        return roundMask != 0 ? roundMask : activeMask;
+    VoterSet required(final VoterSet active) {
+        return votersFixed() ? roundVoters : active;
     }
 
-    /** @return the required workers whose payload for the oldest chunk is in (any worker's before the voters are fixed). */
-    long presentInOldestChunk() {
+    /**
+     * @return the required workers whose payload for the oldest chunk is in (any worker's before the voters are fixed);
+     *     the set is the window's, valid until its next call.
+     */
+    VoterSet presentInOldestChunk() {
         final ChunkSlot base = slots[baseChunk % slots.length];
-        final long arrived = base.chunk == baseChunk ? base.arrived : 0;
-        return roundMask != 0 ? arrived & roundMask : arrived;
+        if (base.chunk != baseChunk) {
+            return present.clear();
+        }
+        present.copyFrom(base.arrived);
+        return votersFixed() ? present.and(roundVoters) : present;
     }
 
     /**
@@ -331,8 +347,8 @@ final class ChunkWindow {
      * @param present workers whose payload for the oldest chunk is in.
      * @param nowNs   now.
      */
-    void goOnWith(final long present, final long nowNs) {
-        roundMask = present;
+    void goOnWith(final VoterSet present, final long nowNs) {
+        roundVoters.copyFrom(present);
         progressNs = nowNs;
         aggregateDue = true;
     }
@@ -342,10 +358,10 @@ final class ChunkWindow {
         open = false;
     }
 
-    private boolean isReady(final ChunkSlot slot, final long activeMask) {
-        final long required = roundMask != 0 ? roundMask : activeMask;
+    private boolean isReady(final ChunkSlot slot, final VoterSet active) {
+        final boolean fixed = votersFixed();
         // the active workers can be fewer than the quorum (a worker rejoining is not waited for until its first round):
         // the voters are then not fixed below it, the chunk waits for more payloads or the deadline (which aborts)
-        return !slot.aggregated && (slot.arrived & required) == required && (roundMask != 0 || Long.bitCount(slot.arrived) >= minVoters);
+        return !slot.aggregated && slot.arrived.containsAll(fixed ? roundVoters : active) && (fixed || slot.arrived.count() >= minVoters);
     }
 }

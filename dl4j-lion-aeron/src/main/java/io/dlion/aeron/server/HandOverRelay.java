@@ -54,7 +54,7 @@ final class HandOverRelay implements AutoCloseable {
 
     /** A transfer bound to the donor's Aeron session. */
     private static final class Transfer {
-        long joiningMask;
+        int joiningWorker;
         long round;
         int donor;
         long length;
@@ -130,9 +130,8 @@ final class HandOverRelay implements AutoCloseable {
         if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION || msg.jobId() != jobId) {
             return reject();
         }
-        final long allWorkers = workers == Long.SIZE ? -1L : (1L << workers) - 1;
-        final long mask = msg.voterMask();
-        if (Long.bitCount(mask) != 1 || (mask & ~allWorkers) != 0 || msg.workerId() >= workers || (mask & (1L << msg.workerId())) != 0) {
+        final int joining = msg.joiningWorker();
+        if (joining < 0 || joining >= workers || msg.workerId() >= workers || joining == msg.workerId()) {
             return reject();
         }
         if (msg.type() == MessageType.HANDOVER_BEGIN) {
@@ -152,7 +151,7 @@ final class HandOverRelay implements AutoCloseable {
         final ControlledFragmentHandler.Action action = forward(buffer, offset, length, 0);
         if (action == ControlledFragmentHandler.Action.CONTINUE) {
             final Transfer t = new Transfer();
-            t.joiningMask = frame.joiningMask();
+            t.joiningWorker = frame.joiningWorker();
             t.round = frame.firstRound();
             t.donor = frame.donor();
             t.length = frame.payloadLength();
@@ -165,7 +164,7 @@ final class HandOverRelay implements AutoCloseable {
         final HandOverChunkFlyweight frame = chunk.wrapForRead(buffer, offset);
         final Transfer t = transfers.get(sessionId);
         final int slice = length - HandOverChunkFlyweight.DATA_OFFSET;
-        if (t == null || t.joiningMask != frame.joiningMask() || t.round != frame.firstRound() || t.donor != frame.donor()
+        if (t == null || t.joiningWorker != frame.joiningWorker() || t.round != frame.firstRound() || t.donor != frame.donor()
             || frame.payloadOffset() != t.relayed || t.relayed + slice > t.length) {
             return reject();
         }

@@ -10,6 +10,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.vote.VoterSet;
 
 /**
  * What one shard's server owes a worker whose HELLO it accepted, besides membership: a place on the result broadcast and
@@ -37,7 +38,7 @@ final class HelloAnswers {
     private final int[] destinationSession;
     private final long[] answerNonce;
     private final byte[] address = new byte[HelloFlyweight.RESULT_ADDRESS_CAPACITY];
-    private long answerMask;
+    private final VoterSet answers;
     private long nextImageCheckNs;
 
     /**
@@ -51,6 +52,7 @@ final class HelloAnswers {
         this.votes = votes;
         this.counters = counters;
         this.manualDestinations = isManualDestinations(publication.channel());
+        this.answers = new VoterSet(workers);
         this.destination = new String[workers];
         this.destinationSession = new int[workers];
         this.answerNonce = new long[workers];
@@ -80,7 +82,7 @@ final class HelloAnswers {
      */
     void onHello(final int worker, final HelloFlyweight hello, final int sessionId) {
         answerNonce[worker] = hello.nonce();
-        answerMask |= 1L << worker;
+        answers.add(worker);
         if (!manualDestinations || hello.resultAddressLength() == 0) {
             return;
         }
@@ -120,7 +122,7 @@ final class HelloAnswers {
 
     /** @return the lowest worker owed an answer, or -1. */
     int nextAnswer() {
-        return answerMask == 0 ? -1 : Long.numberOfTrailingZeros(answerMask);
+        return answers.next(0);
     }
 
     /**
@@ -135,7 +137,7 @@ final class HelloAnswers {
      * @param worker whose answer went out.
      */
     void answered(final int worker) {
-        answerMask &= ~(1L << worker);
+        answers.remove(worker);
         counters.helloAnswers().incrementPlain();
     }
 

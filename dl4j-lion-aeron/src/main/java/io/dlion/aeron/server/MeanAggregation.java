@@ -54,13 +54,13 @@ final class MeanAggregation implements Aggregation {
     public void aggregate(final ChunkSlot slot, final int words, final long chunkParams) {
         final int params = (int) chunkParams;
         Arrays.fill(sum, 0, params, 0.0);
-        for (long m = slot.voterMask; m != 0; m &= m - 1) {
-            final float[] g = gradients[slot.index][Long.numberOfTrailingZeros(m)];
+        for (int w = slot.voters.next(0); w >= 0; w = slot.voters.next(w + 1)) {
+            final float[] g = gradients[slot.index][w];
             for (int j = 0; j < params; j++) {
                 sum[j] += g[j];
             }
         }
-        final double voters = Long.bitCount(slot.voterMask);
+        final double voters = slot.voters.count();
         final float[] m = mean[slot.index];
         for (int j = 0; j < params; j++) {
             m[j] = (float) (sum[j] / voters);
@@ -69,6 +69,6 @@ final class MeanAggregation implements Aggregation {
 
     @Override
     public boolean publish(final ResultPublisher publisher, final long round, final ChunkSlot slot) {
-        return publisher.publishMean(round, slot.chunk, slot.voterMask, mean[slot.index]);
+        return publisher.publishMean(round, slot.chunk, slot.voters, mean[slot.index]);
     }
 }

@@ -7,6 +7,7 @@ import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.vote.VoterSet;
 import org.agrona.concurrent.EpochClock;
 
 /**
@@ -44,16 +45,16 @@ final class Membership {
     private final long[] helloRound;
     private final long[] joinRound;
     private final int[] joinDonor;
-    private long boundMask;
-    private long votedMask;
-    private long activeMask;
-    private long joinPendingMask;
-    private long noticeMask;
-    private long announced;
+    private final VoterSet bound;
+    private final VoterSet voted;
+    private final VoterSet active;
+    private final VoterSet joinPending;
+    private final VoterSet notices;
+    private final VoterSet announced;
     private long newestHelloRound = -1;
 
     /**
-     * @param workers        of the job, 1 to 64.
+     * @param workers        of the job, 1 to {@link io.dlion.aeron.wire.MessageHeaderFlyweight#MAX_WORKERS}.
      * @param shard          index of the server's slice.
      * @param paramCount     of the job's vector.
      * @param secret         the job's secret, or null to accept HELLOs without credentials.
@@ -71,7 +72,12 @@ final class Membership {
         this.helloMaxSkewMs = helloMaxSkewMs;
         this.epochClock = epochClock;
         this.counters = counters;
-        this.activeMask = workers == Long.SIZE ? -1L : (1L << workers) - 1;
+        this.bound = new VoterSet(workers);
+        this.voted = new VoterSet(workers);
+        this.active = VoterSet.all(workers);
+        this.joinPending = new VoterSet(workers);
+        this.notices = new VoterSet(workers);
+        this.announced = new VoterSet(workers);
         this.sessionOf = new int[workers];
         this.lastHelloMs = new long[workers];
         this.lastHelloNonce = new long[workers];
@@ -82,13 +88,13 @@ final class Membership {
     }
 
     /** @return workers a round waits for before its voters are fixed: every worker not dropped and not joining. */
-    long activeMask() {
-        return activeMask;
+    VoterSet active() {
+        return active;
     }
 
     /** @return workers whose HELLO was accepted, each bound to the Aeron session it came from. */
-    long boundMask() {
-        return boundMask;
+    VoterSet bound() {
+        return bound;
     }
 
     /**
@@ -104,7 +110,7 @@ final class Membership {
      */
     RejectReason onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId, final long latestRound,
         final boolean roundCompleted) {
-        announced = 0;
+        announced.clear();
         newestHelloRound = -1;
         if (hello.header().shard() != shard) {
             return RejectReason.WRONG_SHARD;
@@ -148,12 +154,12 @@ final class Membership {
             counters.workersJoined().incrementPlain();
         }
         sessionOf[worker] = sessionId;
-        boundMask |= 1L << worker;
+        bound.add(worker);
         if (hello.isJoin()) {
             announceJoin(worker, latestRound);
         } else {
             helloRound[worker] = hello.round();
-            activeMask |= 1L << worker;
+            active.add(worker);
             if (!roundCompleted) {
                 resyncLaggards(latestRound);
             }
@@ -170,7 +176,7 @@ final class Membership {
         if (!isBound(worker, sessionId)) {
             return false;
         }
-        if ((joinPendingMask & (1L << worker)) != 0) {
+        if (joinPending.contains(worker)) {
             return true;
         }
         return !hello.isJoin() && hello.round() == helloRound[worker];
@@ -181,7 +187,7 @@ final class Membership {
      * @return its first round when its join is pending (announced, and that round not opened yet), else -1.
      */
     long pendingJoinRound(final int worker) {
-        return (joinPendingMask & (1L << worker)) != 0 ? joinRound[worker] : -1;
+        return joinPending.contains(worker) ? joinRound[worker] : -1;
     }
 
     /**
@@ -193,7 +199,7 @@ final class Membership {
     }
 
     /** @return the workers the last {@link #onHello} told to (re)join, to be excused from the open round. */
-    long announced() {
+    VoterSet announced() {
         return announced;
     }
 
@@ -213,12 +219,13 @@ final class Membership {
      */
     private void resyncLaggards(final long latestRound) {
         long newest = -1;
-        for (long m = boundMask & ~joinPendingMask; m != 0; m &= m - 1) {
-            newest = Math.max(newest, helloRound[Long.numberOfTrailingZeros(m)]);
+        for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
+            if (!joinPending.contains(w)) {
+                newest = Math.max(newest, helloRound[w]);
+            }
         }
-        for (long m = boundMask & ~joinPendingMask; m != 0; m &= m - 1) {
-            final int w = Long.numberOfTrailingZeros(m);
-            if (helloRound[w] < newest) {
+        for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
+            if (!joinPending.contains(w) && helloRound[w] < newest) {
                 counters.laggardsResynced().incrementPlain();
                 announceJoin(w, latestRound);
             }
@@ -233,23 +240,30 @@ final class Membership {
      * parameters it holds when round R starts. Votes of the worker's previous incarnation are not waited for any more.
      */
     private void announceJoin(final int worker, final long latestRound) {
-        final long bit = 1L << worker;
-        activeMask &= ~bit;
+        active.remove(worker);
         long latest = latestRound;
         if (latest < 0) {
             // a fresh server: the others' HELLOs name the round they vote in next
-            for (long m = boundMask & ~bit & ~joinPendingMask; m != 0; m &= m - 1) {
-                latest = Math.max(latest, helloRound[Long.numberOfTrailingZeros(m)] - 1);
+            for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
+                if (w != worker && !joinPending.contains(w)) {
+                    latest = Math.max(latest, helloRound[w] - 1);
+                }
             }
         }
         final long first = latest + 2;
         joinRound[worker] = first;
         helloRound[worker] = first;
-        final long donors = boundMask & activeMask & ~joinPendingMask;
-        joinDonor[worker] = donors == 0 ? JoinNoticeFlyweight.NO_DONOR : Long.numberOfTrailingZeros(donors);
-        joinPendingMask |= bit;
-        noticeMask |= bit;
-        announced |= bit;
+        int donor = JoinNoticeFlyweight.NO_DONOR;
+        for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
+            if (active.contains(w) && !joinPending.contains(w)) {
+                donor = w;
+                break;
+            }
+        }
+        joinDonor[worker] = donor;
+        joinPending.add(worker);
+        notices.add(worker);
+        announced.add(worker);
         counters.joinsAnnounced().incrementPlain();
     }
 
@@ -259,7 +273,7 @@ final class Membership {
      * @return true when an accepted HELLO bound the worker id to that session.
      */
     boolean isBound(final int worker, final int sessionId) {
-        return (boundMask & (1L << worker)) != 0 && sessionOf[worker] == sessionId;
+        return bound.contains(worker) && sessionOf[worker] == sessionId;
     }
 
     /**
@@ -269,7 +283,7 @@ final class Membership {
      *     and must not open a round.
      */
     boolean isBeforeJoinRound(final int worker, final long round) {
-        return (joinPendingMask & (1L << worker)) != 0 && round < joinRound[worker];
+        return joinPending.contains(worker) && round < joinRound[worker];
     }
 
     /**
@@ -286,11 +300,10 @@ final class Membership {
      * @param round the round.
      */
     void onRoundOpen(final long round) {
-        for (long m = joinPendingMask; m != 0; m &= m - 1) {
-            final int w = Long.numberOfTrailingZeros(m);
+        for (int w = joinPending.next(0); w >= 0; w = joinPending.next(w + 1)) {
             if (joinRound[w] <= round) {
-                activeMask |= 1L << w;
-                joinPendingMask &= ~(1L << w);
+                active.add(w);
+                joinPending.remove(w);
             }
         }
     }
@@ -299,12 +312,12 @@ final class Membership {
      * @param worker a worker whose vote this server accepted.
      */
     void onVote(final int worker) {
-        votedMask |= 1L << worker;
+        voted.add(worker);
     }
 
     /** @return workers whose votes this server has accepted at least once: the others are still starting. */
-    long votedMask() {
-        return votedMask;
+    VoterSet voted() {
+        return voted;
     }
 
     /**
@@ -313,9 +326,8 @@ final class Membership {
      * @param worker the voter.
      */
     void onTimelyVote(final int worker) {
-        final long bit = 1L << worker;
-        if ((activeMask & bit) == 0) {
-            activeMask |= bit;
+        if (!active.contains(worker)) {
+            active.add(worker);
             counters.workersRejoined().incrementPlain();
         }
     }
@@ -325,14 +337,14 @@ final class Membership {
      *
      * @param missing the workers.
      */
-    void drop(final long missing) {
-        activeMask &= ~missing;
-        counters.workersDropped().getAndAddPlain(Long.bitCount(missing));
+    void drop(final VoterSet missing) {
+        active.andNot(missing);
+        counters.workersDropped().getAndAddPlain(missing.count());
     }
 
     /** @return the lowest worker whose JOIN_NOTICE has not gone out yet, or -1. */
     int nextNotice() {
-        return noticeMask == 0 ? -1 : Long.numberOfTrailingZeros(noticeMask);
+        return notices.next(0);
     }
 
     /**
@@ -355,6 +367,6 @@ final class Membership {
      * @param worker whose JOIN_NOTICE went out.
      */
     void noticeSent(final int worker) {
-        noticeMask &= ~(1L << worker);
+        notices.remove(worker);
     }
 }

@@ -16,6 +16,7 @@ import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoterSet;
 
 /**
  * Everything one shard's server sends, on its result publication: result chunks (or means), HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
@@ -47,7 +48,7 @@ final class ResultPublisher {
 
     private boolean abortPending;
     private long abortRound;
-    private long abortMask;
+    private final VoterSet abortVoters;
     private long sendingRound = -1;
     private int sendingChunk = -1;
     private int sentWords;
@@ -57,10 +58,11 @@ final class ResultPublisher {
      * @param jobId       of the job.
      * @param shard       index of the server's slice.
      * @param layout      the shard's chunk grid.
+     * @param workers     of the job: every frame that names workers carries a voter set of {@code ceil(workers / 64)} words.
      * @param counters    where bytes out and offers not accepted are counted.
      * @param frameMac    tags every frame but the HELLO_ACK (which carries its own MAC), or null for untagged frames.
      */
-    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout,
+    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout, final int workers,
         final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
         this.frameMac = frameMac;
@@ -69,7 +71,8 @@ final class ResultPublisher {
         this.shard = shard;
         this.layout = layout;
         this.counters = counters;
-        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.HEADER_LENGTH - tag;
+        this.abortVoters = new VoterSet(workers);
+        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.headerLength(abortVoters.wordCount()) - tag;
     }
 
     /** @return true when the publication has at least one connected subscriber. */
@@ -81,12 +84,12 @@ final class ResultPublisher {
      * Queue the ROUND_ABORT of a round, sent by {@link #publishAbort()}.
      *
      * @param round     the round aborted.
-     * @param voterMask the workers that voted.
+     * @param voters the workers that voted (copied).
      */
-    void queueAbort(final long round, final long voterMask) {
+    void queueAbort(final long round, final VoterSet voters) {
         abortPending = true;
         abortRound = round;
-        abortMask = voterMask;
+        abortVoters.copyFrom(voters);
     }
 
     /** @return true while a ROUND_ABORT waits to be sent: no new round may open before it goes out. */
@@ -96,11 +99,12 @@ final class ResultPublisher {
 
     /** @return 1 when the pending ROUND_ABORT went out, otherwise 0. */
     int publishAbort() {
-        if (!abortPending || !claim(RoundAbortFlyweight.LENGTH + tag)) {
+        final int length = RoundAbortFlyweight.length(abortVoters.wordCount());
+        if (!abortPending || !claim(length + tag)) {
             return 0;
         }
-        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortMask);
-        commitTagged(RoundAbortFlyweight.LENGTH);
+        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortVoters);
+        commitTagged(length);
         abortPending = false;
         return 1;
     }
@@ -149,14 +153,14 @@ final class ResultPublisher {
      *
      * @param round     the round.
      * @param chunk     the chunk voted.
-     * @param voterMask the workers it counts.
-     * @param voters    how many.
+     * @param voters     the workers it counts.
+     * @param voterCount how many.
      * @param encoding  of the result: sign bits, ternary or count planes.
      * @param downlink  the result's down-link encoding.
      * @param out       the result's planes, chunk-local.
      * @return true when the whole chunk went out.
      */
-    boolean publishResult(final long round, final int chunk, final long voterMask, final int voters, final int encoding,
+    boolean publishResult(final long round, final int chunk, final VoterSet voters, final int voterCount, final int encoding,
         final DownlinkEncoding downlink, final long[][] out) {
         if (round != sendingRound || chunk != sendingChunk) {
             sendingRound = round;
@@ -166,16 +170,16 @@ final class ResultPublisher {
         final int chunkWordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
         final long chunkParams = layout.paramsOf(chunkWordOffset, words);
-        final int maxFrameWords = maxFrameWords(encoding, voters);
+        final int maxFrameWords = maxFrameWords(encoding, voterCount);
         while (sentWords < words) {
             final int from = sentWords;
             final int frameWords = Math.min(words - from, maxFrameWords);
-            final int length = ResultChunkFlyweight.length(downlink, chunkParams, from, from + frameWords);
+            final int length = ResultChunkFlyweight.length(voters.wordCount(), downlink, chunkParams, from, from + frameWords);
             if (!claim(length + tag)) {
                 return false;
             }
             result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(encoding, jobId, round, chunkWordOffset + from, frameWords,
-                shard, voterMask, downlink, out, chunkParams, from);
+                shard, voters, downlink, out, chunkParams, from);
             commitTagged(length);
             sentWords += frameWords;
         }
@@ -188,19 +192,19 @@ final class ResultPublisher {
      *
      * @param round     the round.
      * @param chunk     the chunk averaged.
-     * @param voterMask the workers it averages.
-     * @param mean      the mean, chunk-local.
+     * @param voters the workers it averages.
+     * @param mean   the mean, chunk-local.
      * @return true when it went out.
      */
-    boolean publishMean(final long round, final int chunk, final long voterMask, final float[] mean) {
+    boolean publishMean(final long round, final int chunk, final VoterSet voters, final float[] mean) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
         final int params = (int) layout.paramsOf(wordOffset, words);
-        final int length = MeanChunkFlyweight.length(params);
+        final int length = MeanChunkFlyweight.length(voters.wordCount(), params);
         if (!claim(length + tag)) {
             return false;
         }
-        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, shard, voterMask, mean, params);
+        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, shard, voters, mean, params);
         commitTagged(length);
         return true;
     }

@@ -76,8 +76,8 @@ final class VoteAggregation implements Aggregation {
     public void aggregate(final ChunkSlot slot, final int words, final long chunkParams) {
         final int s = slot.index;
         int n = 0;
-        for (long m = slot.voterMask; m != 0; m &= m - 1) {
-            present[n++] = votes[s][Long.numberOfTrailingZeros(m)];
+        for (int w = slot.voters.next(0); w >= 0; w = slot.voters.next(w + 1)) {
+            present[n++] = votes[s][w];
         }
         voters[s] = n;
         downlink[s] = DownlinkEncoding.of(rule, n);
@@ -110,6 +110,6 @@ final class VoteAggregation implements Aggregation {
     @Override
     public boolean publish(final ResultPublisher publisher, final long round, final ChunkSlot slot) {
         final int s = slot.index;
-        return publisher.publishResult(round, slot.chunk, slot.voterMask, voters[s], encoding[s], downlink[s], out[s]);
+        return publisher.publishResult(round, slot.chunk, slot.voters, voters[s], encoding[s], downlink[s], out[s]);
     }
 }

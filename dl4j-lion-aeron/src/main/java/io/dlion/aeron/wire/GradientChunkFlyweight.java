@@ -20,11 +20,12 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  Chunk Word Offset (global)                   | 16
- *  +-------------------------------+---------------+---------------+
- *  |     Chunk Length in Words     |   Worker Id   |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |                               0                               | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |     Chunk Length in Words     |           Worker Id           | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+        0 (no voter set)       |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
  *  |     Gradient, one little-endian fp32 per parameter ...       ... 32
  *  +---------------------------------------------------------------+
@@ -96,7 +97,7 @@ public final class GradientChunkFlyweight {
             .chunkWords(words)
             .workerId(workerId)
             .shard(shard)
-            .voterMask(0);
+            .count(0);
         putFloats(header.buffer(), header.bodyOffset(), values, wordOffset << 6, chunkParams);
         return BODY_OFFSET + chunkParams * Float.BYTES;
     }

@@ -28,11 +28,12 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                               0                               | 16
- *  +-------------------------------+---------------+---------------+
- *  |              0                |    Donor Id   |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |            Joining worker's bit (exactly one bit set)         | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |               0               |            Donor Id           | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+    Joining worker (48 bits)   |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
  *  |                 Run Id (of the donor's job start)             | 32
  *  |                                                               |
@@ -52,8 +53,8 @@ import org.agrona.MutableDirectBuffer;
 public final class HandOverBeginFlyweight {
     /** Offset of the donor's worker id. */
     public static final int DONOR_OFFSET = MessageHeaderFlyweight.WORKER_ID_OFFSET;
-    /** Offset of the joining worker's bit. */
-    public static final int JOINING_MASK_OFFSET = MessageHeaderFlyweight.VOTER_MASK_OFFSET;
+    /** Offset of the joining worker. */
+    public static final int JOINING_WORKER_OFFSET = MessageHeaderFlyweight.COUNT_OFFSET;
     /** Offset of the run id. */
     public static final int RUN_ID_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
     /** Offset of the payload length. */
@@ -149,7 +150,7 @@ public final class HandOverBeginFlyweight {
             .chunkWords(0)
             .workerId(donor)
             .shard(shard)
-            .voterMask(1L << joiningWorker);
+            .joiningWorker(joiningWorker);
         final MutableDirectBuffer buffer = header.buffer();
         final int offset = header.offset();
         buffer.putLong(offset + RUN_ID_OFFSET, runId, ByteOrder.LITTLE_ENDIAN);
@@ -173,9 +174,9 @@ public final class HandOverBeginFlyweight {
         return header.workerId();
     }
 
-    /** @return the joining worker's bit as received (a valid frame has exactly one bit set). */
-    public long joiningMask() {
-        return header.voterMask();
+    /** @return the joining worker (any value: check it against the job). */
+    public int joiningWorker() {
+        return header.joiningWorker();
     }
 
     /** @return the run id of the donor's job start. */

@@ -21,11 +21,12 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                               0                               | 16
- *  +-------------------------------+---------------+---------------+
- *  |              0                |    Donor Id   |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |            Joining worker's bit (exactly one bit set)         | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |               0               |            Donor Id           | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+    Joining worker (48 bits)   |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
  *  |                 Byte offset of the slice in the payload       | 32
  *  |                                                               |
@@ -99,7 +100,7 @@ public final class HandOverChunkFlyweight {
             .chunkWords(0)
             .workerId(donor)
             .shard(shard)
-            .voterMask(1L << joiningWorker);
+            .joiningWorker(joiningWorker);
         header.buffer().putLong(header.offset() + PAYLOAD_OFFSET_OFFSET, payloadOffset, ByteOrder.LITTLE_ENDIAN);
         header.buffer().putBytes(header.offset() + DATA_OFFSET, slice, sliceOffset, sliceLength);
         return length(sliceLength);
@@ -115,9 +116,9 @@ public final class HandOverChunkFlyweight {
         return header.workerId();
     }
 
-    /** @return the joining worker's bit as received. */
-    public long joiningMask() {
-        return header.voterMask();
+    /** @return the joining worker (any value: check it against the job). */
+    public int joiningWorker() {
+        return header.joiningWorker();
     }
 
     /** @return the slice's byte offset in the payload. */

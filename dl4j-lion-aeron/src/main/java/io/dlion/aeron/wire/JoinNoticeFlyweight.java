@@ -18,11 +18,12 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  First word of the shard                      | 16
- *  +-------------------------------+---------------+---------------+
- *  |              0                | Donor or 0xFF |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |            Joining worker's bit (exactly one bit set)         | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |               0               |        Donor or 0xFFFF        | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+    Joining worker (48 bits)   |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
  * </pre>
  * The donor field is {@link MessageHeaderFlyweight#SERVER_WORKER_ID} when no live worker can hand over parameters.
@@ -33,8 +34,8 @@ public final class JoinNoticeFlyweight {
     public static final int LENGTH = MessageHeaderFlyweight.HEADER_LENGTH;
     /** Offset of the donor's worker id. */
     public static final int DONOR_OFFSET = MessageHeaderFlyweight.WORKER_ID_OFFSET;
-    /** Offset of the joining worker's bit. */
-    public static final int JOINING_MASK_OFFSET = MessageHeaderFlyweight.VOTER_MASK_OFFSET;
+    /** Offset of the joining worker. */
+    public static final int JOINING_WORKER_OFFSET = MessageHeaderFlyweight.COUNT_OFFSET;
     /** Donor field when there is no donor. */
     public static final int NO_DONOR = MessageHeaderFlyweight.SERVER_WORKER_ID;
 
@@ -84,7 +85,7 @@ public final class JoinNoticeFlyweight {
             .chunkWords(0)
             .workerId(donor)
             .shard(shard)
-            .voterMask(1L << joiningWorker);
+            .joiningWorker(joiningWorker);
         return LENGTH;
     }
 
@@ -98,8 +99,8 @@ public final class JoinNoticeFlyweight {
         return header.workerId();
     }
 
-    /** @return the joining worker's bit as received (a valid notice has exactly one bit set). */
-    public long joiningMask() {
-        return header.voterMask();
+    /** @return the joining worker (any value: check it against the job). */
+    public int joiningWorker() {
+        return header.joiningWorker();
     }
 }

@@ -1,5 +1,6 @@
 package io.dlion.aeron.wire;
 
+import io.dlion.vote.VoterSet;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -18,22 +19,22 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  Chunk Word Offset (global)                   | 16
- *  +-------------------------------+---------------+---------------+
- *  |     Chunk Length in Words     |  0xFF server  |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |          Voter Mask: the workers whose gradients it averages  | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |     Chunk Length in Words     |        0xFFFF (server)        | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
- *  |       Mean, one little-endian fp32 per parameter ...         ... 32
+ *  |           Voter set: k words, the workers averaged          ... 32
+ *  +---------------------------------------------------------------+
+ *  |       Mean, one little-endian fp32 per parameter ...         ... 32 + 8k
  *  +---------------------------------------------------------------+
  * </pre>
  * The grid is the gradient chunks' ({@link GradientChunkFlyweight#CHUNK_WORDS} words). Each value is the sum of the
  * voters' values in double, divided by the number of voters, rounded once to fp32.
  */
 public final class MeanChunkFlyweight {
-    /** Offset of the mean values. */
-    public static final int BODY_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
-
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
     /**
@@ -61,17 +62,22 @@ public final class MeanChunkFlyweight {
         return header;
     }
 
-    /** @return the workers whose gradients the chunk averages. */
-    public long voterMask() {
-        return header.voterMask();
+    /**
+     * @param into   a set of the job's capacity: receives the workers whose gradients the chunk averages.
+     * @param length of the message.
+     * @return false when the voter set is malformed (not the job's words, a worker past the job, beyond the message).
+     */
+    public boolean readVoters(final VoterSet into, final int length) {
+        return header.readVoterSet(into, length);
     }
 
     /**
+     * @param voterWords  words of the job's voter set, {@code ceil(N / 64)}.
      * @param chunkParams parameters the chunk covers.
-     * @return the length of the chunk's message, header and values.
+     * @return the length of the chunk's message: header, voter set and values.
      */
-    public static int length(final long chunkParams) {
-        return BODY_OFFSET + Encoding.bodyLength(Encoding.FP32, 0, chunkParams, 1);
+    public static int length(final int voterWords, final long chunkParams) {
+        return MessageHeaderFlyweight.headerLength(voterWords) + Encoding.bodyLength(Encoding.FP32, 0, chunkParams, 1);
     }
 
     /**
@@ -82,12 +88,12 @@ public final class MeanChunkFlyweight {
      * @param wordOffset  global word offset of the chunk.
      * @param words       words the chunk covers.
      * @param shard       index of the server's slice.
-     * @param voterMask   the workers averaged.
+     * @param voters      the workers averaged.
      * @param mean        the chunk's mean values, chunk-local.
      * @param chunkParams parameters the chunk covers.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int shard, final long voterMask,
+    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int shard, final VoterSet voters,
         final float[] mean, final int chunkParams) {
         header.writeHeader(MessageType.MEAN_CHUNK, Encoding.FP32)
             .jobId(jobId)
@@ -96,9 +102,9 @@ public final class MeanChunkFlyweight {
             .chunkWords(words)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
             .shard(shard)
-            .voterMask(voterMask);
-        GradientChunkFlyweight.putFloats(header.buffer(), header.bodyOffset(), mean, 0, chunkParams);
-        return BODY_OFFSET + chunkParams * Float.BYTES;
+            .voterSet(voters);
+        GradientChunkFlyweight.putFloats(header.buffer(), header.afterVoterSet(), mean, 0, chunkParams);
+        return length(voters.wordCount(), chunkParams);
     }
 
     /**
@@ -109,6 +115,6 @@ public final class MeanChunkFlyweight {
      * @param dstOffset   index of the chunk's first value in {@code dst}.
      */
     public void decode(final int chunkParams, final float[] dst, final int dstOffset) {
-        GradientChunkFlyweight.getFloats(header.buffer(), header.bodyOffset(), dst, dstOffset, chunkParams);
+        GradientChunkFlyweight.getFloats(header.buffer(), header.afterVoterSet(), dst, dstOffset, chunkParams);
     }
 }

@@ -2,17 +2,22 @@ package io.dlion.aeron.wire;
 
 import java.nio.ByteOrder;
 
+import io.dlion.vote.VoterSet;
+import io.dlion.vote.VoteAggregator;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
  * Flyweight over the 32-byte header that starts every Distributed Lion message, version {@value #VERSION}.
- * All fields are little-endian. The message body follows the header at {@link #HEADER_LENGTH}.
+ * All fields are little-endian. A frame that names the workers a result counts carries them as a voter set of
+ * {@code k = ceil(N/64)} 64-bit words right after the header ({@link #VOTER_SET_OFFSET}, word i holding workers
+ * {@code 64i .. 64i + 63}, worker w in bit {@code w & 63}, as {@link io.dlion.vote.VoterSet}); its body follows the set
+ * ({@link #afterVoterSet()}). Every other body follows the header at {@link #HEADER_LENGTH}.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------+---------------+---------------+---------------+
- *  |  Magic 0xD1   |    Version    |     Type      |   Encoding    |  0
+ *  |  Magic 0xD1   |  Version = 2  |     Type      |   Encoding    |  0
  *  +---------------+---------------+---------------+---------------+
  *  |                            Job Id                             |  4
  *  +---------------------------------------------------------------+
@@ -20,13 +25,16 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  Chunk Word Offset (global)                   | 16
- *  +-------------------------------+---------------+---------------+
- *  |     Chunk Length in Words     |   Worker Id   |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |        Voter Mask (RESULT_CHUNK) / Param Count (HELLO)        | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |     Chunk Length in Words     |           Worker Id           | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+        Count (48 bits)        |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
- *  |                          Body ...                            ... 32
+ *  |   Voter set: k words (RESULT_CHUNK, ROUND_ABORT, MEAN_CHUNK)  ... 32
+ *  +---------------------------------------------------------------+
+ *  |                          Body ...                            ... 32 + 8k
  *  +---------------------------------------------------------------+
  * </pre>
  * <ul>
@@ -39,22 +47,29 @@ import org.agrona.MutableDirectBuffer;
  *       parameter 0 of the whole vector (not of the shard), so parameter {@code j} is covered when
  *       {@code offset <= j >>> 6 < offset + length}.</li>
  *   <li><b>Chunk Length in Words</b>: number of 64-parameter words covered (unsigned 16 bits).</li>
- *   <li><b>Worker Id</b>: sender of a VOTE_CHUNK or HELLO; {@link #SERVER_WORKER_ID} on a RESULT_CHUNK; the donor
- *       worker on a JOIN_NOTICE.</li>
- *   <li><b>Shard Index</b>: which server's parameter slice the chunk belongs to.</li>
- *   <li><b>Voter Mask</b>: on a RESULT_CHUNK, bit i set when worker i voted in this chunk; on a HELLO, the
- *       worker's total parameter count; on a JOIN_NOTICE the joining worker's bit; zero on a VOTE_CHUNK.</li>
+ *   <li><b>Worker Id</b> (unsigned 16 bits): sender of a VOTE_CHUNK or HELLO; {@link #SERVER_WORKER_ID} on a
+ *       RESULT_CHUNK; the donor worker on a JOIN_NOTICE.</li>
+ *   <li><b>Shard Index</b> (unsigned 16 bits): which server's parameter slice the chunk belongs to.</li>
+ *   <li><b>Count</b> (unsigned 48 bits): on a HELLO and HELLO_ACK the worker's total parameter count; on a RESULT_CHUNK,
+ *       ROUND_ABORT and MEAN_CHUNK the words {@code k} of the voter set that follows the header; on a JOIN_NOTICE
+ *       and the hand-over frames the joining worker; zero on a VOTE_CHUNK.</li>
  * </ul>
- * Together with Aeron's 32-byte data frame header a chunk carries 64 bytes of headers; with the default
- * chunk of {@value io.dlion.aeron.wire.ChunkLayout#DEFAULT_CHUNK_WORDS} words (8000 bytes) that is 0.8%.
+ * Together with Aeron's 32-byte data frame header a vote chunk carries 64 bytes of headers; with the default
+ * chunk of {@value io.dlion.aeron.wire.ChunkLayout#DEFAULT_CHUNK_WORDS} words (8000 bytes) that is 0.8%. A result
+ * frame adds its voter set: 8 bytes for up to 64 workers, 128 bytes at 1,024 workers (headers and set 2.3% of a
+ * default 8,192-byte result frame).
  */
 public final class MessageHeaderFlyweight {
     /** First byte of every message. */
     public static final byte MAGIC = (byte)0xD1;
     /** Protocol version written by this code; any other version is rejected. */
-    public static final byte VERSION = 1;
-    /** Worker id used by the server on the messages it sends. */
-    public static final int SERVER_WORKER_ID = 0xFF;
+    public static final byte VERSION = 2;
+    /** Worker id used by the server on the messages it sends, and "no worker" (no donor). */
+    public static final int SERVER_WORKER_ID = 0xFFFF;
+    /** Most workers of a job the header can name: worker ids are in {@code [0, MAX_WORKERS)}. */
+    public static final int MAX_WORKERS = VoteAggregator.MAX_VOTERS;
+    /** Most shards of a job: shard indices are unsigned 16 bits. */
+    public static final int MAX_SHARDS = 0xFFFF;
     /** Round field of a HELLO from a worker that (re)joins a running job and waits to be told its first round. */
     public static final long JOIN_ROUND = -1L;
     /** Largest chunk length the header can state. */
@@ -69,11 +84,16 @@ public final class MessageHeaderFlyweight {
     public static final int CHUNK_WORD_OFFSET_OFFSET = 16;
     public static final int CHUNK_WORDS_OFFSET = 20;
     public static final int WORKER_ID_OFFSET = 22;
-    public static final int SHARD_OFFSET = 23;
-    public static final int VOTER_MASK_OFFSET = 24;
-    public static final int PARAM_COUNT_OFFSET = VOTER_MASK_OFFSET;
-    /** Length of the header; the body starts here. */
+    public static final int SHARD_OFFSET = 24;
+    /** The 48-bit count: parameter count, voter-set words or the joining worker, by type. */
+    public static final int COUNT_OFFSET = 26;
+    public static final int PARAM_COUNT_OFFSET = COUNT_OFFSET;
+    /** Length of the header; a voter set, or else the body, starts here. */
     public static final int HEADER_LENGTH = 32;
+    /** Where a frame's voter set starts. */
+    public static final int VOTER_SET_OFFSET = HEADER_LENGTH;
+    /** Largest parameter count the 48-bit count field holds. */
+    public static final long MAX_COUNT = (1L << 48) - 1;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
@@ -203,7 +223,7 @@ public final class MessageHeaderFlyweight {
     }
 
     public int workerId() {
-        return buffer.getByte(offset + WORKER_ID_OFFSET) & 0xFF;
+        return buffer.getShort(offset + WORKER_ID_OFFSET, ORDER) & 0xFFFF;
     }
 
     /**
@@ -211,12 +231,12 @@ public final class MessageHeaderFlyweight {
      * @return this for a fluent API.
      */
     public MessageHeaderFlyweight workerId(final int workerId) {
-        buffer.putByte(offset + WORKER_ID_OFFSET, (byte)workerId);
+        buffer.putShort(offset + WORKER_ID_OFFSET, (short)workerId, ORDER);
         return this;
     }
 
     public int shard() {
-        return buffer.getByte(offset + SHARD_OFFSET) & 0xFF;
+        return buffer.getShort(offset + SHARD_OFFSET, ORDER) & 0xFFFF;
     }
 
     /**
@@ -224,40 +244,112 @@ public final class MessageHeaderFlyweight {
      * @return this for a fluent API.
      */
     public MessageHeaderFlyweight shard(final int shard) {
-        buffer.putByte(offset + SHARD_OFFSET, (byte)shard);
+        buffer.putShort(offset + SHARD_OFFSET, (short)shard, ORDER);
         return this;
     }
 
-    public long voterMask() {
-        return buffer.getLong(offset + VOTER_MASK_OFFSET, ORDER);
+    /** @return the 48-bit count field, unsigned. */
+    public long count() {
+        return (buffer.getShort(offset + COUNT_OFFSET, ORDER) & 0xFFFFL) | (buffer.getInt(offset + COUNT_OFFSET + 2, ORDER) & 0xFFFF_FFFFL) << 16;
     }
 
     /**
-     * @param mask bit i set when worker i voted (RESULT_CHUNK), or zero.
+     * @param count parameter count, voter-set words or joining worker, in {@code [0, MAX_COUNT]}.
      * @return this for a fluent API.
      */
-    public MessageHeaderFlyweight voterMask(final long mask) {
-        buffer.putLong(offset + VOTER_MASK_OFFSET, mask, ORDER);
+    public MessageHeaderFlyweight count(final long count) {
+        buffer.putShort(offset + COUNT_OFFSET, (short)count, ORDER);
+        buffer.putInt(offset + COUNT_OFFSET + 2, (int)(count >>> 16), ORDER);
         return this;
     }
 
     public long paramCount() {
-        return buffer.getLong(offset + PARAM_COUNT_OFFSET, ORDER);
+        return count();
     }
 
     /**
-     * @param paramCount of the worker's whole vector (HELLO).
+     * @param paramCount of the worker's whole vector (HELLO, HELLO_ACK), at most {@link #MAX_COUNT}.
      * @return this for a fluent API.
      */
     public MessageHeaderFlyweight paramCount(final long paramCount) {
-        buffer.putLong(offset + PARAM_COUNT_OFFSET, paramCount, ORDER);
+        return count(paramCount);
+    }
+
+    /** @return the joining worker a JOIN_NOTICE or hand-over frame names, or -1 when the field is out of the int range. */
+    public int joiningWorker() {
+        final long count = count();
+        return count > Integer.MAX_VALUE ? -1 : (int)count;
+    }
+
+    /**
+     * @param worker the joining worker (JOIN_NOTICE, HANDOVER_BEGIN, HANDOVER_CHUNK).
+     * @return this for a fluent API.
+     */
+    public MessageHeaderFlyweight joiningWorker(final int worker) {
+        return count(worker);
+    }
+
+    /** @return the words of the voter set after the header (RESULT_CHUNK, ROUND_ABORT, MEAN_CHUNK), -1 when absurd. */
+    public int voterWords() {
+        final long count = count();
+        return count > VoterSet.wordsFor(MAX_WORKERS) ? -1 : (int)count;
+    }
+
+    /** @return offset in the buffer of what follows the header and its voter set. */
+    public int afterVoterSet() {
+        return offset + HEADER_LENGTH + Math.max(0, voterWords()) * Long.BYTES;
+    }
+
+    /**
+     * Write a voter set after the header and its word count into the header.
+     *
+     * @param voters the set.
+     * @return this for a fluent API.
+     */
+    public MessageHeaderFlyweight voterSet(final VoterSet voters) {
+        final int words = voters.wordCount();
+        count(words);
+        for (int i = 0; i < words; i++) {
+            buffer.putLong(offset + VOTER_SET_OFFSET + i * Long.BYTES, voters.word(i), ORDER);
+        }
         return this;
+    }
+
+    /**
+     * Read the voter set after the header, checked against the job's: it must have the set's words, name no worker past
+     * its capacity, and fit the message.
+     *
+     * @param into          a set of the job's capacity, overwritten.
+     * @param messageLength of the message.
+     * @return true when the set was read, false (and {@code into} unspecified) when it is malformed.
+     */
+    public boolean readVoterSet(final VoterSet into, final int messageLength) {
+        final int words = into.wordCount();
+        if (count() != words || messageLength < HEADER_LENGTH + words * Long.BYTES) {
+            return false;
+        }
+        for (int i = 0; i < words; i++) {
+            final long word = buffer.getLong(offset + VOTER_SET_OFFSET + i * Long.BYTES, ORDER);
+            if ((word & ~into.validBits(i)) != 0) {
+                return false;
+            }
+            into.word(i, word);
+        }
+        return true;
+    }
+
+    /**
+     * @param voterWords words of a voter set.
+     * @return length of a header with a voter set of that many words.
+     */
+    public static int headerLength(final int voterWords) {
+        return HEADER_LENGTH + voterWords * Long.BYTES;
     }
 
     @Override
     public String toString() {
         return "MessageHeader{type=" + MessageType.name(type()) + ", encoding=" + encoding() + ", job=" + jobId()
             + ", round=" + round() + ", word=" + chunkWordOffset() + ", words=" + chunkWords() + ", worker=" + workerId()
-            + ", shard=" + shard() + ", mask/params=0x" + Long.toHexString(voterMask()) + '}';
+            + ", shard=" + shard() + ", count=" + count() + '}';
     }
 }

@@ -10,11 +10,11 @@ public final class MessageType {
     public static final int RESULT_CHUNK = 3;
     /**
      * Server to workers: the round named in the header will have no result (fewer voters than the quorum before the
-     * deadline); the voter mask field holds the workers that did vote. No body.
+     * deadline); the voter set after the header holds the workers that did vote. No body.
      */
     public static final int ROUND_ABORT = 4;
     /**
-     * Server to workers: a worker rejoins the job. The voter mask field holds the joining worker's bit, the round
+     * Server to workers: a worker rejoins the job. The count field holds the joining worker, the round
      * field the first round it votes in (and the round it is waited for again from), the worker id field the donor:
      * the live worker that hands the joining worker the job's parameters as of the start of that round. No body.
      */
@@ -26,8 +26,8 @@ public final class MessageType {
     public static final int HELLO_ACK = 6;
     /**
      * Donor to server, relayed by the server to the joining worker: a hand-over of the job's state begins. The round
-     * field holds the joining worker's first round, the worker id field the donor, the voter mask field the joining
-     * worker's bit; the body the run id, the length and SHA-256 digest of the payload, and an HMAC-SHA256 of the job's
+     * field holds the joining worker's first round, the worker id field the donor, the count field the joining
+     * worker; the body the run id, the length and SHA-256 digest of the payload, and an HMAC-SHA256 of the job's
      * secret when it has one ({@link HandOverBeginFlyweight}). Codes from 16 on are the hand-over's.
      */
     public static final int HANDOVER_BEGIN = 16;

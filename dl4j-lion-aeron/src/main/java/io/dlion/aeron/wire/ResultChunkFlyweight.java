@@ -1,6 +1,7 @@
 package io.dlion.aeron.wire;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.vote.VoterSet;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -19,13 +20,16 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  Chunk Word Offset (global)                   | 16
- *  +-------------------------------+---------------+---------------+
- *  |     Chunk Length in Words     |     0xFF      |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |          Voter Mask: bit i set when worker i is counted       | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |     Chunk Length in Words     |        0xFFFF (server)        | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
- *  |       Result in the Encoding: SIGN_BITS, TERNARY or          ... 32
+ *  |           Voter set: k words, the workers counted           ... 32
+ *  +---------------------------------------------------------------+
+ *  |       Result in the Encoding: SIGN_BITS, TERNARY or          ... 32 + 8k
  *  |       COUNT_PLANES (see Encoding) ...                         |
  *  +---------------------------------------------------------------+
  * </pre>
@@ -33,9 +37,6 @@ import org.agrona.MutableDirectBuffer;
  * words it covers. Fields are little-endian; the header's offsets are {@link MessageHeaderFlyweight}'s.
  */
 public final class ResultChunkFlyweight {
-    /** Offset of the result. */
-    public static final int BODY_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
-
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
     /**
@@ -64,14 +65,15 @@ public final class ResultChunkFlyweight {
     }
 
     /**
-     * @param downlink the result's encoding.
-     * @param params   parameters of the vector the planes hold.
-     * @param fromWord first word of the frame in the planes.
-     * @param toWord   word after the frame's last.
-     * @return the length of the frame's message, header and body.
+     * @param voterWords words of the job's voter set, {@code ceil(N / 64)}.
+     * @param downlink   the result's encoding.
+     * @param params     parameters of the vector the planes hold.
+     * @param fromWord   first word of the frame in the planes.
+     * @param toWord     word after the frame's last.
+     * @return the length of the frame's message: header, voter set and body.
      */
-    public static int length(final DownlinkEncoding downlink, final long params, final int fromWord, final int toWord) {
-        return BODY_OFFSET + downlink.encodedLength(params, fromWord, toWord);
+    public static int length(final int voterWords, final DownlinkEncoding downlink, final long params, final int fromWord, final int toWord) {
+        return MessageHeaderFlyweight.headerLength(voterWords) + downlink.encodedLength(params, fromWord, toWord);
     }
 
     /**
@@ -84,7 +86,7 @@ public final class ResultChunkFlyweight {
      * @param wordOffset global word offset of the frame's first word.
      * @param words      words the frame covers.
      * @param shard      index of the server's slice.
-     * @param voterMask  workers counted.
+     * @param voters     workers counted.
      * @param downlink   the result's encoding.
      * @param planes     the result's planes holding the frame's words.
      * @param params     parameters of the vector the planes hold.
@@ -92,7 +94,7 @@ public final class ResultChunkFlyweight {
      * @return the length written.
      */
     public int encode(final int encoding, final int jobId, final long round, final int wordOffset, final int words, final int shard,
-        final long voterMask, final DownlinkEncoding downlink, final long[][] planes, final long params, final int fromWord) {
+        final VoterSet voters, final DownlinkEncoding downlink, final long[][] planes, final long params, final int fromWord) {
         header.writeHeader(MessageType.RESULT_CHUNK, encoding)
             .jobId(jobId)
             .round(round)
@@ -100,15 +102,20 @@ public final class ResultChunkFlyweight {
             .chunkWords(words)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
             .shard(shard)
-            .voterMask(voterMask);
+            .voterSet(voters);
         final MutableDirectBuffer buffer = header.buffer();
-        return BODY_OFFSET + downlink.encode(planes, params, fromWord, fromWord + words, WireBuffers.byteBuffer(buffer),
-            WireBuffers.index(buffer, header.bodyOffset()));
+        final int body = header.afterVoterSet();
+        return body - header.offset() + downlink.encode(planes, params, fromWord, fromWord + words, WireBuffers.byteBuffer(buffer),
+            WireBuffers.index(buffer, body));
     }
 
-    /** @return workers counted in this result. */
-    public long voterMask() {
-        return header.voterMask();
+    /**
+     * @param into   a set of the job's capacity: receives the workers counted in this result.
+     * @param length of the message.
+     * @return false when the voter set is malformed (not the job's words, a worker past the job, beyond the message).
+     */
+    public boolean readVoters(final VoterSet into, final int length) {
+        return header.readVoterSet(into, length);
     }
 
     /**
@@ -121,7 +128,7 @@ public final class ResultChunkFlyweight {
      */
     public void decode(final DownlinkEncoding downlink, final long params, final long[][] planes) {
         final MutableDirectBuffer buffer = header.buffer();
-        downlink.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, header.bodyOffset()), params, 0, header.chunkWords(),
+        downlink.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, header.afterVoterSet()), params, 0, header.chunkWords(),
             planes);
     }
 }

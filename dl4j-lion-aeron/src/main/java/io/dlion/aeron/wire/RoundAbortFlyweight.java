@@ -1,5 +1,6 @@
 package io.dlion.aeron.wire;
 
+import io.dlion.vote.VoterSet;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -18,20 +19,26 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  First word of the shard                      | 16
- *  +-------------------------------+---------------+---------------+
- *  |              0                |     0xFF      |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |           Voter Mask: the workers that did vote               | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |               0               |        0xFFFF (server)        | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
+ *  |                                                               | 28
+ *  +---------------------------------------------------------------+
+ *  |        Voter set: k words, the workers that did vote        ... 32
  *  +---------------------------------------------------------------+
  * </pre>
  * Fields are little-endian; the offsets are {@link MessageHeaderFlyweight}'s.
  */
 public final class RoundAbortFlyweight {
-    /** Length of a ROUND_ABORT. */
-    public static final int LENGTH = MessageHeaderFlyweight.HEADER_LENGTH;
-    /** Offset of the mask of the workers that voted. */
-    public static final int VOTER_MASK_OFFSET = MessageHeaderFlyweight.VOTER_MASK_OFFSET;
+    /**
+     * @param voterWords words of the job's voter set, {@code ceil(N / 64)}.
+     * @return length of a ROUND_ABORT.
+     */
+    public static int length(final int voterWords) {
+        return MessageHeaderFlyweight.headerLength(voterWords);
+    }
 
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
@@ -67,10 +74,10 @@ public final class RoundAbortFlyweight {
      * @param round      the round aborted.
      * @param wordOffset first word of the shard.
      * @param shard      index of the server's slice.
-     * @param voterMask  workers that voted before the deadline.
+     * @param voters     workers that voted before the deadline.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int shard, final long voterMask) {
+    public int encode(final int jobId, final long round, final int wordOffset, final int shard, final VoterSet voters) {
         header.writeHeader(MessageType.ROUND_ABORT, Encoding.NONE)
             .jobId(jobId)
             .round(round)
@@ -78,8 +85,8 @@ public final class RoundAbortFlyweight {
             .chunkWords(0)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
             .shard(shard)
-            .voterMask(voterMask);
-        return LENGTH;
+            .voterSet(voters);
+        return length(voters.wordCount());
     }
 
     /** @return the round aborted. */
@@ -87,8 +94,12 @@ public final class RoundAbortFlyweight {
         return header.round();
     }
 
-    /** @return workers that voted before the deadline. */
-    public long voterMask() {
-        return header.voterMask();
+    /**
+     * @param into   a set of the job's capacity: receives the workers that voted before the deadline.
+     * @param length of the message.
+     * @return false when the voter set is malformed (not the job's words, a worker past the job, beyond the message).
+     */
+    public boolean readVoters(final VoterSet into, final int length) {
+        return header.readVoterSet(into, length);
     }
 }

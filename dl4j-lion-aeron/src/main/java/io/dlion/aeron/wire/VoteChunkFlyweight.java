@@ -18,11 +18,12 @@ import org.agrona.MutableDirectBuffer;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                  Chunk Word Offset (global)                   | 16
- *  +-------------------------------+---------------+---------------+
- *  |     Chunk Length in Words     |   Worker Id   |  Shard Index  | 20
- *  +-------------------------------+---------------+---------------+
- *  |                               0                               | 24
- *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |     Chunk Length in Words     |           Worker Id           | 20
+ *  +-------------------------------+-------------------------------+
+ *  |          Shard Index          |                               | 24
+ *  +-------------------------------+        0 (no voter set)       |
+ *  |                                                               | 28
  *  +---------------------------------------------------------------+
  *  |        Signs, 1 bit per parameter, ceil(p / 8) bytes ...     ... 32
  *  +---------------------------------------------------------------+
@@ -94,7 +95,7 @@ public final class VoteChunkFlyweight {
             .chunkWords(words)
             .workerId(workerId)
             .shard(shard)
-            .voterMask(0);
+            .count(0);
         final MutableDirectBuffer buffer = header.buffer();
         return BODY_OFFSET + SignEncoding.INSTANCE.encode(signs, params, fromWord, fromWord + words, view.of(buffer),
             WireBuffers.index(buffer, header.bodyOffset()));

@@ -112,7 +112,9 @@ class DenseDataParallelTest {
         final long framesPerWorker = 4L * ROUNDS;
         final long expectedUp = (3 * 5184 + 96) * (long) ROUNDS;  // 3 full frames of 5,184 bytes, the tail 32 + 32 + 28 -> 96
         assertEquals(expectedUp, exchanges.get(0).counters().bytesUp(), framesPerWorker + " gradient frames, headers and padding counted");
-        assertEquals(expectedUp, exchanges.get(0).counters().bytesDown(), "mean frames are as long as gradient frames");
+        // a mean frame carries the voter set (one word) after the header: 5,192 bytes padded to 5,216, the tail 100 to 128
+        final long expectedDown = (3 * 5216 + 128) * (long) ROUNDS;
+        assertEquals(expectedDown, exchanges.get(0).counters().bytesDown(), "mean frames are gradient frames and a voter set");
     }
 
     @Test

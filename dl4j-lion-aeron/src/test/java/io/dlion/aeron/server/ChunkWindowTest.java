@@ -13,6 +13,7 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.VoteChunkFlyweight;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +36,7 @@ class ChunkWindowTest {
     private static final int WORKERS = 3;
     private static final int CHUNK_WORDS = 20;
     private static final long PARAMS = 5 * CHUNK_WORDS * 64 - 37;
-    private static final long ALL = 0b111;
+    private static final VoterSet ALL = VoterSet.all(WORKERS);
     private static final long TIMEOUT_NS = 1_000;
 
     private final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
@@ -82,7 +83,7 @@ class ChunkWindowTest {
             final ChunkSlot slot = window.nextToPublish();
             assertNotNull(slot, "chunk " + c);
             assertEquals(c, slot.chunk);
-            assertEquals(ALL, slot.voterMask);
+            assertEquals(ALL, slot.voters);
             assertEquals(Encoding.SIGN_BITS, aggregation.encoding(slot));
             System.arraycopy(aggregation.out(slot)[0], 0, result, layout.wordOffset(c), layout.wordsOf(c));
             assertEquals(c == layout.chunkCount() - 1, window.published(c, ALL));
@@ -118,7 +119,7 @@ class ChunkWindowTest {
     void shouldFixTheVotersWithTheFirstChunkVotedAndRefuseALateWorker() {
         final ChunkWindow window = window(layout.chunkCount(), VoteRule.MAJORITY);
         final long[][] votes = randomVotes(11);
-        final long active = 0b011;
+        final VoterSet active = bits(0b011);
         window.open(0, 0);
         assertNull(add(window, 0, 0, 2, votes[0]));
         window.arrived(2, active);
@@ -127,7 +128,7 @@ class ChunkWindowTest {
         window.arrived(2, active);
         assertTrue(window.aggregateDue());
         assertEquals(1, window.aggregateReady(active));
-        assertEquals(active, window.roundMask());
+        assertEquals(active, window.roundVoters());
         assertEquals(RejectReason.LATE, window.checkArrival(0, 2));
         assertNull(window.checkArrival(0, 1));
         assertEquals(RejectReason.DUPLICATE, add(window, 0, 0, 2, votes[0]), "a vote of a voted chunk");
@@ -146,12 +147,12 @@ class ChunkWindowTest {
         assertFalse(window.deadlinePassed(TIMEOUT_NS, TIMEOUT_NS));
         assertTrue(window.deadlinePassed(TIMEOUT_NS + 1, TIMEOUT_NS));
         assertFalse(window.isOldestChunkAggregated());
-        assertEquals(0b011, window.presentInOldestChunk());
+        assertEquals(bits(0b011), window.presentInOldestChunk());
         assertEquals(ALL, window.required(ALL));
-        window.goOnWith(0b011, TIMEOUT_NS + 1);
-        assertEquals(1, window.aggregateReady(0b011));
+        window.goOnWith(bits(0b011), TIMEOUT_NS + 1);
+        assertEquals(1, window.aggregateReady(bits(0b011)));
         final ChunkSlot slot = window.nextToPublish();
-        assertEquals(0b011, slot.voterMask);
+        assertEquals(bits(0b011), slot.voters);
         assertEquals(Encoding.TERNARY, aggregation.encoding(slot), "two voters can tie");
         assertFalse(window.deadlinePassed(2 * TIMEOUT_NS + 1, TIMEOUT_NS), "the deadline restarts when the round goes on");
     }
@@ -167,9 +168,9 @@ class ChunkWindowTest {
         }
         assertEquals(1, window.aggregateReady(ALL));
         window.excuse(2, 3);
-        assertEquals(ALL, window.roundMask(), "two left of a quorum of three: the worker stays a voter");
+        assertEquals(ALL, window.roundVoters(), "two left of a quorum of three: the worker stays a voter");
         window.excuse(2, 2);
-        assertEquals(0b011, window.roundMask());
+        assertEquals(bits(0b011), window.roundVoters());
         for (int w = 0; w < 2; w++) {
             assertNull(add(window, 0, w, 1, votes[w]));
             window.arrived(1, ALL);
@@ -178,7 +179,7 @@ class ChunkWindowTest {
         window.published(1, ALL);
         final ChunkSlot slot = window.nextToPublish();
         assertEquals(1, slot.chunk);
-        assertEquals(0b011, slot.voterMask);
+        assertEquals(bits(0b011), slot.voters);
         assertEquals(Encoding.COUNT_PLANES, aggregation.encoding(slot));
     }
 
@@ -209,7 +210,11 @@ class ChunkWindowTest {
 
     private ChunkWindow window(final int windowChunks, final VoteRule rule) {
         aggregation = new VoteAggregation(WORKERS, CHUNK_WORDS, windowChunks, rule, counters);
-        return new ChunkWindow(layout, 0, windowChunks, aggregation, 1, counters);
+        return new ChunkWindow(layout, 0, WORKERS, windowChunks, aggregation, 1, counters);
+    }
+
+    private static VoterSet bits(final long word) {
+        return new VoterSet(WORKERS).word(0, word);
     }
 
     private static long[][] randomVotes(final long seed) {

@@ -8,6 +8,7 @@ import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +57,7 @@ class MembershipTest {
         assertNull(hello(membership, 1, 0, 101, null, 0, -1, false), "a restarted worker");
         assertTrue(membership.isBound(1, 101));
         assertFalse(membership.isBound(1, 100), "the binding moved");
-        assertEquals(0b010, membership.boundMask());
+        assertEquals(0b010, membership.bound().word(0));
         assertEquals(2, counters.workersJoined().get());
     }
 
@@ -88,13 +89,13 @@ class MembershipTest {
     void shouldTakeARepeatedHelloAsNoChange() {
         final Membership membership = membership(SECRET);
         assertNull(hello(membership, 1, 3, 100, credentials, NOW_MS, -1, false));
-        membership.drop(0b010);
+        membership.drop(new VoterSet(3).word(0, 0b010));
         assertNull(hello(membership, 1, 3, 100, credentials, NOW_MS + 1, -1, false), "the same HELLO again, fresh");
         assertEquals(1, counters.workersJoined().get(), "a repeat is not a new HELLO");
-        assertEquals(0b101, membership.activeMask(), "and does not undo a drop");
+        assertEquals(0b101, membership.active().word(0), "and does not undo a drop");
         assertNull(hello(membership, 1, 4, 100, credentials, NOW_MS + 2, -1, false), "a later round");
         assertEquals(1, counters.workersJoined().get(), "the same session: no new binding");
-        assertEquals(0b111, membership.activeMask(), "a HELLO naming a later round makes the worker active again");
+        assertEquals(0b111, membership.active().word(0), "a HELLO naming a later round makes the worker active again");
     }
 
     @Test
@@ -108,7 +109,7 @@ class MembershipTest {
         assertEquals(RejectReason.BAD_LENGTH, membership.onHello(hello, length + 1, 0, 100, -1, false));
         frame.putByte(HelloFlyweight.RESULT_ADDRESS_LENGTH_OFFSET, (byte)5);
         assertEquals(RejectReason.MALFORMED, membership.onHello(hello, length, 0, 100, -1, false), "a result address of 5 bytes");
-        assertEquals(0, membership.boundMask());
+        assertEquals(0, membership.bound().word(0));
     }
 
     @Test
@@ -118,8 +119,8 @@ class MembershipTest {
             assertNull(hello(membership, w, 0, 100 + w, null, 0, -1, false));
         }
         assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 200, null, 0, 4, true));
-        assertEquals(0b001, membership.announced());
-        assertEquals(0b110, membership.activeMask(), "not waited for until its first round");
+        assertEquals(0b001, membership.announced().word(0));
+        assertEquals(0b110, membership.active().word(0), "not waited for until its first round");
         assertEquals(6, membership.joinRound(0), "highest round opened + 2");
         assertEquals(1, membership.joinDonor(0), "the lowest live worker");
         assertEquals(0, membership.nextNotice());
@@ -128,9 +129,9 @@ class MembershipTest {
         assertTrue(membership.isBeforeJoinRound(0, 5));
         assertFalse(membership.isBeforeJoinRound(0, 6));
         membership.onRoundOpen(5);
-        assertEquals(0b110, membership.activeMask());
+        assertEquals(0b110, membership.active().word(0));
         membership.onRoundOpen(6);
-        assertEquals(0b111, membership.activeMask(), "waited for again from its first round");
+        assertEquals(0b111, membership.active().word(0), "waited for again from its first round");
         assertFalse(membership.isBeforeJoinRound(0, 5));
         assertEquals(1, counters.joinsAnnounced().get());
     }
@@ -148,27 +149,27 @@ class MembershipTest {
         final Membership membership = membership(null);
         assertNull(hello(membership, 0, 5, 100, null, 0, -1, false));
         assertNull(hello(membership, 1, 5, 101, null, 0, 5, false));
-        assertEquals(0, membership.announced());
+        assertEquals(0, membership.announced().word(0));
         assertNull(hello(membership, 2, 6, 102, null, 0, 5, false));
-        assertEquals(0b011, membership.announced(), "workers 0 and 1 missed round 5's result");
+        assertEquals(0b011, membership.announced().word(0), "workers 0 and 1 missed round 5's result");
         assertEquals(6, membership.newestHelloRound());
         assertEquals(7, membership.joinRound(0), "round 5 opened: 5 + 2");
         assertEquals(2, membership.joinDonor(1), "the worker that has round 5's result");
-        assertEquals(0b100, membership.activeMask());
+        assertEquals(0b100, membership.active().word(0));
         assertEquals(2, counters.laggardsResynced().get());
         assertNull(hello(membership, 2, 6, 102, null, 0, 5, true));
-        assertEquals(0, membership.announced(), "no resync once a round completed");
+        assertEquals(0, membership.announced().word(0), "no resync once a round completed");
     }
 
     @Test
     void shouldDropWorkersAtADeadlineAndWaitForThemAgainWhenTheyVoteInTime() {
         final Membership membership = membership(null);
-        membership.drop(0b110);
-        assertEquals(0b001, membership.activeMask());
+        membership.drop(new VoterSet(3).word(0, 0b110));
+        assertEquals(0b001, membership.active().word(0));
         assertEquals(2, counters.workersDropped().get());
         membership.onTimelyVote(2);
         membership.onTimelyVote(0);
-        assertEquals(0b101, membership.activeMask());
+        assertEquals(0b101, membership.active().word(0));
         assertEquals(1, counters.workersRejoined().get(), "only the dropped worker rejoined");
     }
 

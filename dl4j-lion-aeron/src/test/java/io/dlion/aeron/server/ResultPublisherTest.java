@@ -16,12 +16,15 @@ import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.aeron.wire.RoundAbortFlyweight;
 import io.dlion.codec.CountEncoding;
 import io.dlion.vote.VoteAggregator;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,6 +37,8 @@ class ResultPublisherTest {
     private static final String CHANNEL = "aeron:ipc?mtu=8k";
     private static final int STREAM = 1791;
     private static final int CHUNK_WORDS = 1000;
+    /** Past 64: voter sets of two words. */
+    private static final int WORKERS = 100;
     private static final long PARAMS = 3L * CHUNK_WORDS * 64;
 
     private final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
@@ -56,10 +61,10 @@ class ResultPublisherTest {
 
     @Test
     void shouldCountRefusedOffersWithoutRetryingAndHoldTheAbortUntilItGoesOut() throws InterruptedException {
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, WORKERS, counters, null);
         assertFalse(publisher.publishJoinNotice(1, 7, 0), "no subscriber: not connected");
         assertEquals(1, counters.backPressure().get());
-        publisher.queueAbort(4, 0b01);
+        publisher.queueAbort(4, VoterSet.of(WORKERS, 0, 70));
         assertEquals(0, publisher.publishAbort());
         assertTrue(publisher.isAbortPending());
         assertEquals(2, counters.backPressure().get());
@@ -72,26 +77,28 @@ class ResultPublisherTest {
         final RoundAbortFlyweight abort = new RoundAbortFlyweight().wrapForRead(new UnsafeBuffer(frames.get(0)), 0);
         assertEquals(MessageType.ROUND_ABORT, abort.header().type());
         assertEquals(4, abort.round());
-        assertEquals(0b01, abort.voterMask());
+        final VoterSet voters = new VoterSet(WORKERS);
+        assertTrue(abort.readVoters(voters, frames.get(0).length));
+        assertEquals(VoterSet.of(WORKERS, 0, 70), voters);
         assertEquals(2, abort.header().shard());
-        assertEquals(ChunkLayout.frameLength(0), counters.bytesOut().get());
+        assertEquals(ChunkLayout.frameLength(2 * Long.BYTES), counters.bytesOut().get(), "a voter set of two words");
     }
 
     @Test
     void shouldSendAJoinNoticeNamingTheWorkerTheRoundAndTheDonor() throws InterruptedException {
         connect();
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, WORKERS, counters, null);
         assertTrue(publisher.publishJoinNotice(5, 12, JoinNoticeFlyweight.NO_DONOR));
         final JoinNoticeFlyweight notice = new JoinNoticeFlyweight().wrapForRead(new UnsafeBuffer(receive(1).get(0)), 0);
-        assertEquals(1L << 5, notice.joiningMask());
+        assertEquals(5, notice.joiningWorker());
         assertEquals(12, notice.firstRound());
         assertEquals(JoinNoticeFlyweight.NO_DONOR, notice.donor());
     }
 
-    @Test
-    void shouldSplitACountChunkTooLargeForOneFrameIntoFramesThatReassembleIt() throws InterruptedException {
+    @ParameterizedTest
+    @ValueSource(ints = {64, 1024})
+    void shouldSplitACountChunkTooLargeForOneFrameIntoFramesThatReassembleIt(final int voters) throws InterruptedException {
         connect();
-        final int voters = 64;
         final CountEncoding encoding = new CountEncoding(voters);
         final long[][] out = new long[VoteAggregator.planes(voters)][CHUNK_WORDS];
         final SplittableRandom random = new SplittableRandom(3);
@@ -100,11 +107,12 @@ class ResultPublisherTest {
                 plane[i] = random.nextLong();
             }
         }
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, counters, null);
-        assertTrue(publisher.publishResult(9, 1, -1L, voters, Encoding.COUNT_PLANES, encoding, out));
+        final VoterSet all = VoterSet.all(voters);
+        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, voters, counters, null);
+        assertTrue(publisher.publishResult(9, 1, all, voters, Encoding.COUNT_PLANES, encoding, out));
 
         final int planes = encoding.planes();
-        final int maxFrameWords = (publication.maxPayloadLength() - ResultChunkFlyweight.BODY_OFFSET) / (planes * Long.BYTES);
+        final int maxFrameWords = (publication.maxPayloadLength() - 32 - 8 * ((voters + 63) / 64)) / (planes * Long.BYTES);
         final int expectedFrames = (CHUNK_WORDS + maxFrameWords - 1) / maxFrameWords;
         final List<byte[]> frames = receive(expectedFrames);
         final long[][] read = new long[planes][CHUNK_WORDS];
@@ -113,7 +121,9 @@ class ResultPublisherTest {
             final ResultChunkFlyweight frame = new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(bytes), 0);
             assertEquals(nextWord, frame.header().chunkWordOffset(), "frames in word order, no gap");
             assertEquals(9, frame.header().round());
-            assertEquals(-1L, frame.voterMask());
+            final VoterSet counted = new VoterSet(voters);
+            assertTrue(frame.readVoters(counted, bytes.length));
+            assertEquals(all, counted, "every frame names the voters");
             final int words = frame.header().chunkWords();
             final long[][] part = new long[planes][words];
             frame.decode(encoding, (long)words * 64, part);

@@ -5,11 +5,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import io.dlion.vote.VoterSet;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The dense data-parallel frames against hand-written golden bytes: written by the encoders the send paths use
@@ -19,7 +21,7 @@ class DenseWireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadGradientChunkAsGolden() {
-        final byte[] golden = golden("gradient-chunk-v1.hex");
+        final byte[] golden = golden("gradient-chunk-v2.hex");
         final float[] gradient = new float[131];
         gradient[128] = 1.0f;
         gradient[129] = -2.5f;
@@ -47,18 +49,20 @@ class DenseWireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadMeanChunkAsGolden() {
-        final byte[] golden = golden("mean-chunk-v1.hex");
+        final byte[] golden = golden("mean-chunk-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        final int length = new MeanChunkFlyweight().wrap(buffer, 0).encode(77, 5, 2, 1, 0, 0b111, new float[] {0.5f, -1.0f, 3.0f, 9f}, 3);
+        final int length = new MeanChunkFlyweight().wrap(buffer, 0).encode(77, 5, 2, 1, 0, VoterSet.all(3), new float[] {0.5f, -1.0f, 3.0f, 9f}, 3);
         assertEquals(golden.length, length);
-        assertEquals(MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.FP32, 1, 3, 3), length);
+        assertEquals(MessageHeaderFlyweight.HEADER_LENGTH + Long.BYTES + Encoding.bodyLength(Encoding.FP32, 1, 3, 3), length);
         assertArrayEquals(golden, buffer.byteArray());
 
         final MeanChunkFlyweight read = new MeanChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
         assertEquals(MessageType.MEAN_CHUNK, read.header().type());
         assertEquals(Encoding.FP32, read.header().encoding());
         assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, read.header().workerId());
-        assertEquals(0b111, read.voterMask());
+        final VoterSet voters = new VoterSet(3);
+        assertTrue(read.readVoters(voters, golden.length));
+        assertEquals(VoterSet.all(3), voters);
         final float[] values = new float[131];
         read.decode(3, values, 128);
         assertArrayEquals(new float[] {0.5f, -1.0f, 3.0f}, java.util.Arrays.copyOfRange(values, 128, 131));

@@ -10,6 +10,7 @@ import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.SignEncoding;
 import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteRule;
+import io.dlion.vote.VoterSet;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteVoteChunkAsGolden() {
-        final byte[] golden = golden("vote-chunk-v1.hex");
+        final byte[] golden = golden("vote-chunk-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
         final long[] vote = new long[1002];
         vote[1000] = 0x0123456789ABCDEFL;
@@ -41,7 +42,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldReadVoteChunkFromGolden() {
-        final VoteChunkFlyweight vote = new VoteChunkFlyweight().wrapForRead(new UnsafeBuffer(golden("vote-chunk-v1.hex")), 0);
+        final VoteChunkFlyweight vote = new VoteChunkFlyweight().wrapForRead(new UnsafeBuffer(golden("vote-chunk-v2.hex")), 0);
         final MessageHeaderFlyweight header = vote.header();
         assertEquals(MessageType.VOTE_CHUNK, header.type());
         assertEquals(Encoding.SIGN_BITS, header.encoding());
@@ -58,19 +59,19 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadResultChunkAsGolden() {
-        final byte[] golden = golden("result-chunk-v1.hex");
+        final byte[] golden = golden("result-chunk-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
         final long[] sign = {0x0100000000000080L};
-        final int length = new ResultChunkFlyweight().wrap(buffer, 0).encode(Encoding.SIGN_BITS, 77, 5, 1000, 1, 1, 0b111,
+        final int length = new ResultChunkFlyweight().wrap(buffer, 0).encode(Encoding.SIGN_BITS, 77, 5, 1000, 1, 1, VoterSet.all(3),
             SignEncoding.INSTANCE, new long[][] {sign}, 64, 0);
         assertEquals(golden.length, length);
-        assertEquals(ResultChunkFlyweight.length(SignEncoding.INSTANCE, 64, 0, 1), length);
+        assertEquals(ResultChunkFlyweight.length(1, SignEncoding.INSTANCE, 64, 0, 1), length);
         assertArrayEquals(golden, buffer.byteArray());
 
         final ResultChunkFlyweight result = new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
         final MessageHeaderFlyweight header = result.header();
         assertEquals(0xD1, header.magic());
-        assertEquals(1, header.version());
+        assertEquals(2, header.version());
         assertEquals(MessageType.RESULT_CHUNK, header.type());
         assertEquals(Encoding.SIGN_BITS, header.encoding());
         assertEquals(77, header.jobId());
@@ -79,7 +80,11 @@ class WireFormatGoldenTest {
         assertEquals(1, header.chunkWords());
         assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, header.workerId());
         assertEquals(1, header.shard());
-        assertEquals(0b111, result.voterMask());
+        final VoterSet voters = new VoterSet(3);
+        assertTrue(result.readVoters(voters, golden.length));
+        assertEquals(VoterSet.all(3), voters);
+        assertFalse(result.readVoters(new VoterSet(65), golden.length), "a job of 65 workers has two-word voter sets");
+        assertFalse(result.readVoters(new VoterSet(2), golden.length), "worker 2 is past a job of two");
         final long[][] read = new long[1][1];
         result.decode(SignEncoding.INSTANCE, 64, read);
         assertEquals(0x0100000000000080L, read[0][0], "param 0 (MSB of byte 0) and param 63 (LSB of byte 7) set");
@@ -87,7 +92,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadHelloAsGolden() {
-        final byte[] golden = golden("hello-v1.hex");
+        final byte[] golden = golden("hello-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
         assertEquals(HelloFlyweight.LENGTH, new HelloFlyweight().wrap(buffer, 0).encode(77, 0, 0, 2, 0, 10_000_000L, 0x0A0B0C0D,
             new byte[] {10, 0, 0, 7}, 40125, null, 0x1122334455667788L, 1_700_000_000_000L));
@@ -115,7 +120,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadHelloAckAsGolden() {
-        final byte[] golden = golden("hello-ack-v1.hex");
+        final byte[] golden = golden("hello-ack-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
         assertEquals(HelloAckFlyweight.LENGTH, new HelloAckFlyweight().wrap(buffer, 0).encode(77, 300, 1000, 0, 2, 1, 10_000_000L,
             0x1122334455667788L, 0x01020304, null));
@@ -156,7 +161,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteJoinHelloAndJoinNoticeAsGolden() {
-        final byte[] hello = golden("hello-join-v1.hex");
+        final byte[] hello = golden("hello-join-v2.hex");
         final UnsafeBuffer helloBuffer = new UnsafeBuffer(new byte[hello.length]);
         final byte[] ipv6 = new byte[16];
         ipv6[0] = (byte)0xFD;
@@ -173,7 +178,7 @@ class WireFormatGoldenTest {
         assertArrayEquals(ipv6, address);
         assertEquals(40126, readHello.resultPort());
 
-        final byte[] notice = golden("join-notice-v1.hex");
+        final byte[] notice = golden("join-notice-v2.hex");
         final UnsafeBuffer noticeBuffer = new UnsafeBuffer(new byte[notice.length]);
         assertEquals(JoinNoticeFlyweight.LENGTH, new JoinNoticeFlyweight().wrap(noticeBuffer, 0).encode(77, 300, 1000, 0, 1, 2));
         assertArrayEquals(notice, noticeBuffer.byteArray());
@@ -181,14 +186,14 @@ class WireFormatGoldenTest {
         assertEquals(MessageType.JOIN_NOTICE, read.header().type());
         assertEquals(300, read.firstRound());
         assertEquals(0, read.donor());
-        assertEquals(0b100, read.joiningMask());
+        assertEquals(2, read.joiningWorker());
         assertEquals(1, read.header().shard());
         assertEquals(1000, read.header().chunkWordOffset());
     }
 
     @Test
     void shouldWriteAndReadSignedHandOverBeginAsGolden() {
-        final byte[] golden = golden("handover-begin-v1.hex");
+        final byte[] golden = golden("handover-begin-v2.hex");
         final byte[] digest = new byte[HandOverBeginFlyweight.DIGEST_LENGTH];
         for (int i = 0; i < digest.length; i++) {
             digest[i] = (byte)i;
@@ -206,7 +211,7 @@ class WireFormatGoldenTest {
         assertEquals(77, read.header().jobId());
         assertEquals(300, read.firstRound());
         assertEquals(0, read.donor());
-        assertEquals(0b100, read.joiningMask());
+        assertEquals(2, read.joiningWorker());
         assertEquals(0x0123456789ABCDEFL, read.runId());
         assertEquals(1_000_000L, read.payloadLength());
         final byte[] readDigest = new byte[HandOverBeginFlyweight.DIGEST_LENGTH];
@@ -231,7 +236,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadHandOverChunkAsGolden() {
-        final byte[] golden = golden("handover-chunk-v1.hex");
+        final byte[] golden = golden("handover-chunk-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
         final byte[] slice = "xxdlion".getBytes(StandardCharsets.US_ASCII);
         assertEquals(golden.length, new HandOverChunkFlyweight().wrap(buffer, 0).encode(77, 300, 0, 0, 2, 8160, slice, 2, 5));
@@ -241,7 +246,7 @@ class WireFormatGoldenTest {
         assertEquals(MessageType.HANDOVER_CHUNK, read.header().type());
         assertEquals(300, read.firstRound());
         assertEquals(0, read.donor());
-        assertEquals(0b100, read.joiningMask());
+        assertEquals(2, read.joiningWorker());
         assertEquals(8160, read.payloadOffset());
         final byte[] data = new byte[golden.length - HandOverChunkFlyweight.DATA_OFFSET];
         read.header().buffer().getBytes(read.dataOffset(), data);
@@ -250,14 +255,16 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadRoundAbortAsGolden() {
-        final byte[] golden = golden("round-abort-v1.hex");
+        final byte[] golden = golden("round-abort-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        assertEquals(RoundAbortFlyweight.LENGTH, new RoundAbortFlyweight().wrap(buffer, 0).encode(77, 9, 1000, 1, 0b011));
+        assertEquals(RoundAbortFlyweight.length(1), new RoundAbortFlyweight().wrap(buffer, 0).encode(77, 9, 1000, 1, VoterSet.of(3, 0, 1)));
         assertArrayEquals(golden, buffer.byteArray());
         final RoundAbortFlyweight read = new RoundAbortFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);
         assertEquals(MessageType.ROUND_ABORT, read.header().type());
         assertEquals(9, read.round());
-        assertEquals(0b011, read.voterMask());
+        final VoterSet voters = new VoterSet(3);
+        assertTrue(read.readVoters(voters, golden.length));
+        assertEquals(VoterSet.of(3, 0, 1), voters);
         assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, read.header().workerId());
     }
 
@@ -285,17 +292,17 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadTernaryResultAsGolden() {
-        final byte[] golden = golden("result-ternary-v1.hex");
+        final byte[] golden = golden("result-ternary-v2.hex");
         final long[] sign = {0x99L};
         final long[] tie = {0x4042L};
         final byte[] written = new byte[golden.length];
         final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.MAJORITY, 4);
         assertEquals(TernaryEncoding.INSTANCE, encoding);
-        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.TERNARY, 77, 6, 0, 1, 0, 0b1111,
+        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.TERNARY, 77, 6, 0, 1, 0, VoterSet.all(4),
             encoding, new long[][] {sign, tie}, 10, 0);
         assertEquals(golden.length, length);
         assertArrayEquals(golden, written);
-        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.TERNARY, 1, 10, 4));
+        assertEquals(golden.length, MessageHeaderFlyweight.headerLength(1) + Encoding.bodyLength(Encoding.TERNARY, 1, 10, 4));
 
         final long[][] read = new long[2][1];
         new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 10, read);
@@ -305,16 +312,16 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldWriteAndReadCountResultAsGolden() {
-        final byte[] golden = golden("result-count-v1.hex");
+        final byte[] golden = golden("result-count-v2.hex");
         final long[][] planes = {{0xA05AL}, {0x903CL}};
         final byte[] written = new byte[golden.length];
         final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.AVERAGE, 3);
         assertEquals(2, ((CountEncoding)encoding).planes());
-        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.COUNT_PLANES, 77, 7, 0, 1, 0, 0b111,
+        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.COUNT_PLANES, 77, 7, 0, 1, 0, VoterSet.all(3),
             encoding, planes, 12, 0);
         assertEquals(golden.length, length);
         assertArrayEquals(golden, written);
-        assertEquals(golden.length, MessageHeaderFlyweight.HEADER_LENGTH + Encoding.bodyLength(Encoding.COUNT_PLANES, 1, 12, 3));
+        assertEquals(golden.length, MessageHeaderFlyweight.headerLength(1) + Encoding.bodyLength(Encoding.COUNT_PLANES, 1, 12, 3));
 
         final long[][] read = new long[2][1];
         new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 12, read);
@@ -324,7 +331,7 @@ class WireFormatGoldenTest {
 
     @Test
     void shouldCutTheLastVoteChunkToItsBytes() {
-        final byte[] golden = golden("vote-chunk-tail-v1.hex");
+        final byte[] golden = golden("vote-chunk-tail-v2.hex");
         final long[] vote = {0x0123456789ABCDEFL, 0x84L};
         final byte[] written = new byte[golden.length];
         final int length = new VoteChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(77, 2, 0, 2, 1, 0, new long[][] {vote}, 70, 0);
@@ -334,6 +341,47 @@ class WireFormatGoldenTest {
         final long[][] read = new long[1][2];
         new VoteChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decodeSigns(70, read);
         assertArrayEquals(vote, read[0]);
+    }
+
+    @Test
+    void shouldKeepEveryVersionOneFrameAnotherVersion() {
+        for (final String name : new String[] {"vote-chunk-v1.hex", "result-chunk-v1.hex", "hello-v1.hex", "hello-ack-v1.hex",
+            "round-abort-v1.hex", "join-notice-v1.hex", "mean-chunk-v1.hex", "gradient-chunk-v1.hex", "handover-begin-v1.hex"}) {
+            final MessageHeaderFlyweight header = new MessageHeaderFlyweight().wrapForRead(new UnsafeBuffer(golden(name)), 0);
+            assertEquals(0xD1, header.magic(), name);
+            assertEquals(1, header.version(), name);
+            assertTrue(header.version() != MessageHeaderFlyweight.VERSION, name + ": refused as bad-version by every receiver");
+        }
+    }
+
+    /**
+     * At 1,024 workers a result frame carries a voter set of 16 words (128 bytes): with Aeron's header and ours, 192 bytes
+     * of a full 8 KiB frame, 2.34%, for every encoding the server cuts a chunk into (an 8k MTU, the default chunk).
+     */
+    @Test
+    void shouldKeepHeadersAndVoterSetUnderThreePercentOfAResultFrameAtOneThousandTwentyFourWorkers() {
+        final int workers = 1024;
+        final VoterSet voters = VoterSet.all(workers);
+        final int maxPayload = 8192 - ChunkLayout.AERON_DATA_HEADER_LENGTH;
+        final int headers = ChunkLayout.AERON_DATA_HEADER_LENGTH + MessageHeaderFlyweight.HEADER_LENGTH + 16 * Long.BYTES;
+        assertEquals(192, headers);
+        final int words = ChunkLayout.DEFAULT_CHUNK_WORDS;
+        final long params = (long)words * 64;
+        final long[][] planes = new long[11][words];
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[maxPayload]);
+        final int[][] frames = {
+            // encoding, words in the largest frame the server sends: signs (odd N), ternary (even N, 5-word groups), 11 count planes
+            {Encoding.SIGN_BITS, words}, {Encoding.TERNARY, 620}, {Encoding.COUNT_PLANES, 90}};
+        for (final int[] f : frames) {
+            final DownlinkEncoding encoding = f[0] == Encoding.SIGN_BITS ? SignEncoding.INSTANCE
+                : f[0] == Encoding.TERNARY ? TernaryEncoding.INSTANCE : new CountEncoding(workers);
+            final int length = new ResultChunkFlyweight().wrap(buffer, 0).encode(f[0], 77, 1, 0, f[1], 0, voters, encoding, planes,
+                params, 0);
+            assertTrue(length <= maxPayload, "encoding " + f[0] + ": one frame of an 8k MTU, " + length + " bytes");
+            final int onWire = length + ChunkLayout.AERON_DATA_HEADER_LENGTH;
+            assertTrue(headers / (double)onWire <= 0.03, "encoding " + f[0] + ": headers " + headers + " of " + onWire);
+        }
+        assertEquals(0.0234375, headers / 8192.0, 1e-12, "signs: 192 of 8,192 bytes");
     }
 
     @Test

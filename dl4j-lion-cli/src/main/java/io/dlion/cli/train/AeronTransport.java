@@ -15,9 +15,10 @@ final class AeronTransport implements VoteTransport {
         this.job = job;
     }
 
-    static AeronTransport open(final boolean udp, final int workers, final VoteRule rule, final long params) {
+    static AeronTransport open(final boolean udp, final String topology, final int workers, final VoteRule rule, final long params) {
         return new AeronTransport(LocalAeronJob.launch(new LocalAeronJob.Context()
             .jobId(1)
+            .topology(topology)
             .workers(workers)
             .paramCount(params)
             .rule(rule)

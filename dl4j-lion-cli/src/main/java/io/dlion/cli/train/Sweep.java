@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.dlion.vote.VoteAggregator;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -110,7 +111,7 @@ public final class Sweep {
         }
         require(!workers.isEmpty(), "--workers must name at least one worker count");
         for (final int n : workers) {
-            require(n >= 1 && n <= 64, "--workers must be in [1, 64], got " + n);
+            require(n >= 1 && n <= VoteAggregator.MAX_VOTERS, "--workers must be in [1, " + VoteAggregator.MAX_VOTERS + "], got " + n);
         }
         require(workerBatch >= 1, "--worker-batch must be >= 1, got " + workerBatch);
         requireRates(lrLion, "--lr-lion");

@@ -2,6 +2,7 @@ package io.dlion.cli.train;
 
 import java.nio.file.Path;
 
+import io.dlion.aeron.Topology;
 import io.dlion.testkit.HostileExchange;
 import io.dlion.vote.VoteAggregator;
 
@@ -32,6 +33,8 @@ public final class TrainConfig {
     Path out;
     long epochTimeoutSeconds = 1800;
     boolean quiet;
+    /** Who aggregates which slice over Aeron: {@link Topology#STAR} or {@link Topology#SHARDED}. */
+    String topology = Topology.STAR;
     /** Workers 0..hostile-1 send forged votes ({@link HostileExchange}); 0 = none. */
     int hostile;
     HostileExchange.Mode hostileMode = HostileExchange.Mode.INVERT;
@@ -57,15 +60,9 @@ public final class TrainConfig {
         return sharing == Sharing.NONE ? batch : batch / workers;
     }
 
-    /** Most workers of a job over Aeron: its frames carry the voters as one 64-bit mask. */
-    static final int AERON_MAX_WORKERS = Long.SIZE;
-
     TrainConfig validate() {
         require(workers >= 1 && workers <= VoteAggregator.MAX_VOTERS, "--workers must be in [1, " + VoteAggregator.MAX_VOTERS + "], got "
             + workers);
-        require(workers <= AERON_MAX_WORKERS || transport == Transport.INPROC || sharing == Sharing.NONE, "--workers above "
-            + AERON_MAX_WORKERS + " needs --transport inproc (the Aeron transport's voter mask holds " + AERON_MAX_WORKERS
-            + " workers), got " + workers);
         require(epochs >= 1, "--epochs must be >= 1, got " + epochs);
         require(batch >= 1, "--batch must be >= 1, got " + batch);
         require(Double.isNaN(lr) || (lr > 0 && Double.isFinite(lr)), "--lr must be > 0, got " + lr);

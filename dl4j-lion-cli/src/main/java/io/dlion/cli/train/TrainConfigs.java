@@ -3,6 +3,7 @@ package io.dlion.cli.train;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import io.dlion.aeron.Topology;
 import io.dlion.testkit.HostileExchange;
 
 /** Builds a {@link TrainConfig} from command-line values; errors name the option. */
@@ -56,6 +57,24 @@ public final class TrainConfigs {
         c.epochTimeoutSeconds = epochTimeoutSeconds;
         c.out = out;
         return c.validate();
+    }
+
+    /**
+     * Aggregate a D-Lion run over Aeron in the given topology (the star by default).
+     *
+     * @param config a validated configuration.
+     * @param name   {@code star} or {@code sharded} (a slice server per worker).
+     * @return the configuration, validated again.
+     * @throws IllegalArgumentException naming {@code --topology} when the run has no Aeron vote transport.
+     */
+    public static TrainConfig topology(final TrainConfig config, final String name) {
+        config.topology = Topology.checkName(name);
+        if (Topology.SHARDED.equals(config.topology) && (!config.sharing.isDLion() || config.transport == TrainConfig.Transport.INPROC)) {
+            throw new IllegalArgumentException("--topology sharded needs D-Lion sharing (dlion-mavo or dlion-avg) over --transport aeron-ipc or"
+                + " aeron-udp, got --sharing " + config.sharing.cliName() + " --transport "
+                + config.transport.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        return config.validate();
     }
 
     /**

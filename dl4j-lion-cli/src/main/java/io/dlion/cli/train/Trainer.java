@@ -234,7 +234,7 @@ public final class Trainer {
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         final List<DLionJob> jobs = new ArrayList<>();
         try (VoteTransport transport = config.remote != null ? config.remote.get()
-            : VoteTransport.open(config.transport, n, rule, models.get(0).numParams())) {
+            : VoteTransport.open(config.transport, config.topology, n, rule, models.get(0).numParams())) {
             final List<ExchangeCounters> counters = new ArrayList<>();
             final List<Future<VoteExchange>> connecting = new ArrayList<>();
             for (final int id : local) {

@@ -35,7 +35,7 @@ public interface VoteTransport extends AutoCloseable {
     @Override
     void close();
 
-    static VoteTransport open(final TrainConfig.Transport kind, final int workers, final VoteRule rule, final long params) {
+    static VoteTransport open(final TrainConfig.Transport kind, final String topology, final int workers, final VoteRule rule, final long params) {
         switch (kind) {
             case INPROC: {
                 final InProcessVoteHub hub = new InProcessVoteHub(workers, rule, 60_000);
@@ -52,7 +52,7 @@ public interface VoteTransport extends AutoCloseable {
                 };
             }
             default:
-                return AeronTransport.open(kind == TrainConfig.Transport.AERON_UDP, workers, rule, params);
+                return AeronTransport.open(kind == TrainConfig.Transport.AERON_UDP, topology, workers, rule, params);
         }
     }
 }

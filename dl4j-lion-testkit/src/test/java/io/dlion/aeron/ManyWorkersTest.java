@@ -1,0 +1,84 @@
+package io.dlion.aeron;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.exchange.VoteExchange;
+import io.dlion.testkit.NaiveVote;
+import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoteRule;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Jobs of many workers over Aeron IPC (an embedded driver, the servers and every worker in this JVM): MaVo and Avg equal
+ * the naive per-parameter vote of {@link NaiveVote} at the worker counts around the voter set's word boundaries, in the
+ * star and with a slice server per worker. Every worker submits its vote, then every worker awaits the result, on one
+ * thread: the votes and the result of a round fit the publications' windows. Results cut into several frames at 1,024
+ * workers are {@code ResultPublisherTest}'s.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ManyWorkersTest {
+    /**
+     * Three chunks of 20 words, the last one short: a round's result (11 count planes at 1,024 workers) fits the result
+     * publication's window, so that the workers' results can be read one worker after the other.
+     */
+    private static final long PARAMS = 64 * 50 + 77;
+
+    @ParameterizedTest
+    @CsvSource({
+        "1, star", "63, star", "64, star", "65, star", "128, star", "255, star", "256, star", "65, sharded"})
+    void shouldMatchTheNaiveVoteAtEveryWorkerCount(final int n, final String topology) throws Exception {
+        for (final VoteRule rule : VoteRule.values()) {
+            // sharded: a slice of at least one chunk per worker (66 chunks of 20 words at 65 workers)
+            runAndCheck(n, topology, rule, topology.equals("sharded") ? 1300 * 64 + 77 : PARAMS);
+        }
+    }
+
+    /** 1,024 workers: voter sets of 16 words, 11 count planes, result chunks cut into several frames. */
+    @Test
+    @Tag("slow")
+    void shouldMatchTheNaiveVoteWithOneThousandTwentyFourWorkers() throws Exception {
+        for (final VoteRule rule : VoteRule.values()) {
+            runAndCheck(1024, "star", rule, PARAMS);
+        }
+    }
+
+    private static void runAndCheck(final int n, final String topology, final VoteRule rule, final long params) throws Exception {
+        try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
+            .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).chunkWords(20).windowChunks(2).roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {
+            final List<VoteExchange> exchanges = new ArrayList<>();
+            for (int w = 0; w < n; w++) {
+                exchanges.add(job.exchange(w));
+            }
+            for (long round = 0; round < 2; round++) {
+                final long[][] votes = NaiveVote.randomVotes(31L * n + round + rule.ordinal(), n, params);
+                for (int w = 0; w < n; w++) {
+                    exchanges.get(w).submit(round, votes[w], params);
+                }
+                RoundResult first = null;
+                for (int w = 0; w < n; w++) {
+                    final RoundResult result = exchanges.get(w).await(round, 60_000);
+                    assertEquals(round, result.round());
+                    if (first == null) {
+                        NaiveVote.assertMatches(votes, params, rule, result);
+                        first = result;
+                    } else if (rule == VoteRule.MAJORITY) {
+                        assertArrayEquals(first.sign(), result.sign(), "worker " + w + ": the same signs");
+                        assertEquals(first.voterSet(), result.voterSet(), "worker " + w + ": the same voters");
+                    } else {
+                        assertArrayEquals(first.countPlanes(), result.countPlanes(), "worker " + w + ": the same counts");
+                    }
+                }
+                assertEquals(n, job.serverCounters().votersLastRound().get(), n + " workers, " + rule + ", round " + round);
+            }
+        }
+    }
+}
