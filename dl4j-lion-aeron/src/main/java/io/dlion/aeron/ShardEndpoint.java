@@ -1,6 +1,9 @@
 package io.dlion.aeron;
 
+import java.util.List;
 import java.util.Objects;
+
+import io.dlion.aeron.wire.ChunkLayout;
 
 /**
  * Where a worker sends the votes of one shard and where it reads that shard's results: the shard's parameter
@@ -44,6 +47,31 @@ public final class ShardEndpoint {
      */
     public static ShardEndpoint whole(final String voteChannel, final String resultChannel) {
         return new ShardEndpoint(0, 0, -1, voteChannel, Configuration.voteStreamId(), resultChannel, Configuration.resultStreamId());
+    }
+
+    /**
+     * Check that a client's shards cover every parameter, in order, each on a chunk grid.
+     *
+     * @param shards     the endpoints, slice 0 first.
+     * @param paramCount parameters of the job.
+     * @param chunkWords words per chunk of the servers' grids.
+     * @throws IllegalArgumentException naming the first shard that does not follow.
+     */
+    public static void checkCover(final List<ShardEndpoint> shards, final long paramCount, final int chunkWords) {
+        long expectedFrom = 0;
+        for (int i = 0; i < shards.size(); i++) {
+            final ShardEndpoint shard = shards.get(i);
+            final long to = shard.toParam() < 0 ? paramCount : shard.toParam();
+            if (shard.fromParam() != expectedFrom) {
+                throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
+                    + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
+            }
+            new ChunkLayout(paramCount, shard.fromParam(), to, chunkWords);
+            expectedFrom = to;
+        }
+        if (expectedFrom != paramCount) {
+            throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount);
+        }
     }
 
     public int shard() {

@@ -469,20 +469,7 @@ public final class AeronMeanExchange implements MeanExchange {
             if (shards.isEmpty()) {
                 shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
             }
-            long expectedFrom = 0;
-            for (int i = 0; i < shards.size(); i++) {
-                final ShardEndpoint shard = shards.get(i);
-                final long to = shard.toParam() < 0 ? paramCount() : shard.toParam();
-                if (shard.fromParam() != expectedFrom) {
-                    throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
-                        + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
-                }
-                new ChunkLayout(paramCount(), shard.fromParam(), to, GradientChunkFlyweight.CHUNK_WORDS);
-                expectedFrom = to;
-            }
-            if (expectedFrom != paramCount()) {
-                throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount());
-            }
+            ShardEndpoint.checkCover(shards, paramCount(), GradientChunkFlyweight.CHUNK_WORDS);
             if (connectTimeoutNs <= 0) {
                 throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
             }

@@ -379,20 +379,7 @@ public final class AeronVoteExchange implements VoteExchange {
             if (shards.isEmpty()) {
                 shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
             }
-            long expectedFrom = 0;
-            for (int i = 0; i < shards.size(); i++) {
-                final ShardEndpoint shard = shards.get(i);
-                final long to = shard.toParam() < 0 ? paramCount() : shard.toParam();
-                if (shard.fromParam() != expectedFrom) {
-                    throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
-                        + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
-                }
-                new ChunkLayout(paramCount(), shard.fromParam(), to, chunkWords());
-                expectedFrom = to;
-            }
-            if (expectedFrom != paramCount()) {
-                throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount());
-            }
+            ShardEndpoint.checkCover(shards, paramCount(), chunkWords());
             if (connectTimeoutNs <= 0) {
                 throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
             }

@@ -88,17 +88,7 @@ class MultiProcessUdpTest {
         final int n = 3;
         final int params = 100_003;
         final int rounds = 2;
-        final Path secretFile = Frames.writeSecret(dir.resolve("job.secret"));
-        final int basePort = TestPorts.freeUdpPorts(2 * n);
-        final List<Process> job = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            final List<String> command = voteWorker(i, n, params, rounds);
-            command.addAll(List.of("--sharing", "dense", "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
-                "--vote-port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
-            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            processes.add(process);
-            job.add(process);
-        }
+        final List<Process> job = startSharded(n, params, rounds, Frames.writeSecret(dir.resolve("job.secret")), "--sharing", "dense");
         final List<String> expected = new ArrayList<>();
         final float[][] gradients = new float[n][params];
         for (int r = 0; r < rounds; r++) {
@@ -115,31 +105,37 @@ class MultiProcessUdpTest {
             }
             expected.add(Long.toHexString(SyntheticVotes.digest(mean)));
         }
-        for (final Process process : job) {
-            final StringBuilder output = new StringBuilder();
-            final List<String> digests = digests(process, n, output);
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
-            assertEquals(0, process.exitValue(), output.toString());
-            assertEquals(expected, digests, output.toString());
-            assertTrue(output.toString().contains(" serves slice "), output.toString());
-        }
+        assertShardedDigests(job, n, expected);
     }
 
     private void runSharded(final int n, final VoteRule rule, final Path secretFile) throws Exception {
         final long params = 300_007;
         final int rounds = 3;
+        final List<Process> job = startSharded(n, params, rounds, secretFile, "--rule", rule == VoteRule.MAJORITY ? "majority" : "average",
+            "--chunk-words", "200");
+        final List<String> expected = naiveDigests(n, params, rounds, rule);
+        assertShardedDigests(job, n, expected);
+    }
+
+    /** @return the vote-worker processes of a sharded job on 127.0.0.1, every one serving its slice. */
+    private List<Process> startSharded(final int n, final long params, final int rounds, final Path secretFile, final String... options)
+        throws IOException {
         final int basePort = TestPorts.freeUdpPorts(2 * n);
         final List<Process> job = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final List<String> command = voteWorker(i, n, params, rounds);
-            command.addAll(List.of("--rule", rule == VoteRule.MAJORITY ? "majority" : "average", "--chunk-words", "200",
-                "--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
+            command.addAll(List.of(options));
+            command.addAll(List.of("--topology", "sharded", "--hosts", String.join(",", java.util.Collections.nCopies(n, "127.0.0.1")),
                 "--vote-port", Integer.toString(basePort), "--secret-file", secretFile.toString()));
             final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             processes.add(process);
             job.add(process);
         }
-        final List<String> expected = naiveDigests(n, params, rounds, rule);
+        return job;
+    }
+
+    /** Every worker of a sharded job exits, served a slice and printed the expected digest of every round. */
+    private static void assertShardedDigests(final List<Process> job, final int n, final List<String> expected) throws InterruptedException {
         for (final Process process : job) {
             final StringBuilder output = new StringBuilder();
             final List<String> digests = digests(process, n, output);
