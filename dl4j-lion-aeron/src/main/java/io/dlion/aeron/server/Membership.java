@@ -48,6 +48,8 @@ final class Membership {
     private long votedMask;
     private long activeMask;
     private long joinPendingMask;
+    /** Workers bound by a join HELLO: a later join HELLO of the same session repeats that join, pending or not. */
+    private long joinHelloMask;
     private long noticeMask;
     private long announced;
     private long newestHelloRound = -1;
@@ -150,8 +152,10 @@ final class Membership {
         sessionOf[worker] = sessionId;
         boundMask |= 1L << worker;
         if (hello.isJoin()) {
+            joinHelloMask |= 1L << worker;
             announceJoin(worker, latestRound);
         } else {
+            joinHelloMask &= ~(1L << worker);
             helloRound[worker] = hello.round();
             activeMask |= 1L << worker;
             if (!roundCompleted) {
@@ -163,17 +167,21 @@ final class Membership {
 
     /**
      * A worker repeats its HELLO until the server's answer reaches it (its result image may not have been set up when the
-     * first answer went out). A repeat comes from the session already bound and either the worker's join is pending or
-     * it names the same round as before: it changes nothing but is answered again.
+     * first answer went out). A repeat comes from the session already bound and either the worker's join is pending, or
+     * it is a join HELLO and the session was bound by one (the join it repeats may have completed meanwhile: the worker
+     * sent it before the answer reached it, and the others opened its first round before the server read it), or it
+     * names the same round as before: it changes nothing but is answered again. A new join comes from a new session
+     * (a restarted worker, or a new exchange after a rejoin), never from the one a join already bound.
      */
     private boolean isRepeat(final HelloFlyweight hello, final int worker, final int sessionId) {
         if (!isBound(worker, sessionId)) {
             return false;
         }
-        if ((joinPendingMask & (1L << worker)) != 0) {
+        final long bit = 1L << worker;
+        if ((joinPendingMask & bit) != 0) {
             return true;
         }
-        return !hello.isJoin() && hello.round() == helloRound[worker];
+        return hello.isJoin() ? (joinHelloMask & bit) != 0 : hello.round() == helloRound[worker];
     }
 
     /**
