@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeoutException;
 import javax.crypto.Mac;
 
 import io.aeron.Aeron;
+import io.aeron.ChannelUri;
+import io.aeron.CommonContext;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.aeron.Subscription;
@@ -37,6 +40,7 @@ import io.dlion.dist.DLionAccumulator;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
+import io.dlion.exchange.VoteExchange;
 import io.dlion.job.HandOver;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -220,12 +224,56 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         return framesIgnored;
     }
 
+    /**
+     * Check that this hand-over works with the job's exchange: an {@link AeronVoteExchange} of the same job, worker and
+     * secret, whose first shard is this hand-over's and whose side agent is this hand-over (a donor sends on the passes
+     * of its exchange's wait, see the class comment). A joining exchange gets the relay subscribed now, if it is not yet.
+     * Another exchange (one that wraps an {@code AeronVoteExchange}, e.g. to inject faults) is not checked.
+     *
+     * @param exchange the job's exchange.
+     * @throws IllegalArgumentException naming the setting that is missing or differs.
+     */
     @Override
-    public DLionCheckpoint take(final JoinNotice notice, final long timeoutMillis, final Runnable idle)
-        throws IOException, TimeoutException, InterruptedException {
+    public void bind(final VoteExchange exchange) {
+        if (!(exchange instanceof AeronVoteExchange)) {
+            return;
+        }
+        final AeronVoteExchange.Context x = ((AeronVoteExchange) exchange).context();
+        if (x.sideAgent() != this) {
+            throw new IllegalArgumentException("AeronVoteExchange.Context.sideAgent must be this hand-over (.sideAgent(handOver) on the"
+                + " exchange's context), got " + (x.sideAgent() == null ? "none" : x.sideAgent().roleName()) + ": a donor sends the"
+                + " hand-over while its exchange waits for the joining worker's first round, which cannot complete without it");
+        }
+        if (x.jobId() != ctx.jobId || x.workerId() != ctx.workerId || x.workers() != ctx.workers) {
+            throw new IllegalArgumentException("AeronHandOver.Context jobId, workerId and workers must be the exchange's: hand-over "
+                + ctx.jobId + "/" + ctx.workerId + "/" + ctx.workers + ", exchange " + x.jobId() + "/" + x.workerId() + "/" + x.workers());
+        }
+        if (!Arrays.equals(x.secret(), ctx.secret)) {
+            throw new IllegalArgumentException("AeronHandOver.Context.secret must be the exchange's (the job's secret): a joining worker"
+                + " ignores a hand-over without the job's HMAC");
+        }
+        final ShardEndpoint first = x.shards().get(0);
+        if (!first.voteChannel().equals(ctx.shard.voteChannel()) || !first.resultChannel().equals(ctx.shard.resultChannel())) {
+            throw new IllegalArgumentException("AeronHandOver.Context.shard must be the exchange's first shard, with the identical vote and"
+                + " result channel strings (the relay's frames arrive where the results do), got " + ctx.shard + ", the exchange's is " + first);
+        }
+        if (x.join()) {
+            prepareTake();
+        }
+    }
+
+    /** Subscribe to the relay now, if not yet: before the exchange's join HELLO, so that no frame of the donor's is missed. */
+    @Override
+    public void prepareTake() {
         if (subscription == null) {
             subscription = ctx.aeron.addSubscription(ctx.shard.resultChannel(), ctx.streamId + 1);
         }
+    }
+
+    @Override
+    public DLionCheckpoint take(final JoinNotice notice, final long timeoutMillis, final Runnable idle)
+        throws IOException, TimeoutException, InterruptedException {
+        prepareTake();
         final Incoming in = new Incoming(notice);
         final FragmentHandler handler = in::onFragment;
         final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -510,6 +558,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
                     + secret.length);
             }
             Objects.requireNonNull(shard, "shard");
+            requireSharedEndpoint(shard.resultChannel());
             if (streamId == 0) {
                 streamId = shard.voteStreamId() + Configuration.HANDOVER_STREAM_OFFSET;
             }
@@ -533,6 +582,24 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             Objects.requireNonNull(tempDir, "tempDir");
             Objects.requireNonNull(nanoClock, "nanoClock");
             return this;
+        }
+
+        /**
+         * The relay's frames come to the endpoint the exchange's HELLO named, on another stream: the hand-over's
+         * subscription must share the exchange's result endpoint. On a UDP channel with an ephemeral port that takes an
+         * Aeron tag ({@code Channels.udpResultsSubscription(host, streams, tag)}): without one, each subscription gets a port
+         * of its own, and the server never sends to the hand-over's.
+         */
+        private static void requireSharedEndpoint(final String resultChannel) {
+            final ChannelUri uri = ChannelUri.parse(resultChannel);
+            final String endpoint = uri.get(CommonContext.ENDPOINT_PARAM_NAME);
+            if (CommonContext.UDP_MEDIA.equals(uri.media()) && endpoint != null && endpoint.endsWith(":0")
+                && uri.get(CommonContext.TAGS_PARAM_NAME) == null) {
+                throw new IllegalArgumentException("shard's result channel has an ephemeral port (" + endpoint + ") and no tags: the"
+                    + " hand-over's subscription would get a port of its own, which the server never sends to; give the exchange and the"
+                    + " hand-over the same tagged channel, Channels.udpResultsSubscription(host, streams, aeron.nextCorrelationId()): "
+                    + resultChannel);
+            }
         }
 
         /**
