@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * started again with {@code --rejoin}; every worker must end bit-identical, every time.
  * <ul>
  *   <li>{@code dlion.rejoin.runs} jobs (default 3), worker 2 killed after round 75 in each;</li>
- *   <li>one job in which worker 2 is killed and rejoins {@code dlion.rejoin.kills} times (default 20);</li>
+ *   <li>one job ({@code dlion.rejoin.epochs} epochs of 100 rounds, default 6) in which worker 2 is killed and rejoins
+ *       {@code dlion.rejoin.kills} times (default 20), each time 10 rounds after its last rejoin;</li>
  *   <li>one job in which workers 1 and 2 are killed together and rejoin at once.</li>
  * </ul>
  * The server's vote port is {@code dlion.test.port} (and the next one), or a free one.
@@ -68,7 +69,7 @@ class NetworkRejoinUnderLoadTest {
             job.awaitRound(75, 2);
             job.restart(2);
             final List<String> hashes = job.hashes();
-            results.add("run " + run + ": " + hashes);
+            results.add("run " + run + ": " + job.workers[2].lastLine(l -> l.contains("took worker")) + "; " + hashes);
             assertEquals(1, hashes.stream().distinct().count(), "run " + run + ": all workers end bit-identical: " + results);
             job.server.stop();
         }
@@ -80,7 +81,7 @@ class NetworkRejoinUnderLoadTest {
     void shouldRejoinAKilledWorkerTwentyTimesInOneJob() throws Exception {
         busyLoops(2);
         final int kills = Integer.getInteger("dlion.rejoin.kills", 20);
-        final Job job = new Job(dir.resolve("kills"), 40, 6000);
+        final Job job = new Job(dir.resolve("kills"), Integer.getInteger("dlion.rejoin.epochs", 6), 6000);
         long round = 0;
         for (int k = 1; k <= kills; k++) {
             round = job.awaitRound(job.rounds() + 10, 2);

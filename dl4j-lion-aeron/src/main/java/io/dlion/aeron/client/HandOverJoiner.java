@@ -174,6 +174,13 @@ final class HandOverJoiner implements AutoCloseable {
                 } else if (msg.type() == MessageType.HANDOVER_CHUNK && begun && header.sessionId() == session
                     && length > HandOverChunkFlyweight.DATA_OFFSET) {
                     onChunk(chunkIn.wrapForRead(buffer, offset), length);
+                } else if (msg.type() == MessageType.HANDOVER_CHUNK && !begun) {
+                    // a slice of this worker's own transfer before its begin frame: the begin went out before this
+                    // subscription listened, and the relay cannot send it again; waiting would only time out
+                    error = new IOException("worker " + ctx.workerId() + ": the hand-over from worker " + notice.donor() + " for round "
+                        + notice.round() + " began before this worker listened to the relay (a slice at byte "
+                        + chunkIn.wrapForRead(buffer, offset).payloadOffset() + " came first); subscribe before the exchange's join HELLO"
+                        + " (AeronHandOver.Context.join(true), or prepareTake()) and join again");
                 } else {
                     framesIgnored++;
                 }
