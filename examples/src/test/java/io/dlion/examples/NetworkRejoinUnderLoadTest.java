@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>{@code dlion.rejoin.runs} jobs (default 3), worker 2 killed after round 75 in each;</li>
  *   <li>one job ({@code dlion.rejoin.epochs} epochs of 100 rounds, default 6) in which worker 2 is killed and rejoins
  *       {@code dlion.rejoin.kills} times (default 20), each time 10 rounds after its last rejoin;</li>
- *   <li>one job in which workers 1 and 2 are killed together and rejoin at once.</li>
+ *   <li>one job in which workers 1 and 2 are killed together and rejoin at once (a quorum of 1 meanwhile).</li>
  * </ul>
  * The server's vote port is {@code dlion.test.port} (and the next one), or a free one.
  */
@@ -65,7 +65,7 @@ class NetworkRejoinUnderLoadTest {
         final int runs = Integer.getInteger("dlion.rejoin.runs", 3);
         final List<String> results = new ArrayList<>();
         for (int run = 1; run <= runs; run++) {
-            final Job job = new Job(dir.resolve("run-" + run), 2, 6000);
+            final Job job = new Job(dir.resolve("run-" + run), 2, 6000, 0);
             job.awaitRound(75, 2);
             job.restart(2);
             final List<String> hashes = job.hashes();
@@ -81,7 +81,7 @@ class NetworkRejoinUnderLoadTest {
     void shouldRejoinAKilledWorkerTwentyTimesInOneJob() throws Exception {
         busyLoops(2);
         final int kills = Integer.getInteger("dlion.rejoin.kills", 20);
-        final Job job = new Job(dir.resolve("kills"), Integer.getInteger("dlion.rejoin.epochs", 6), 6000);
+        final Job job = new Job(dir.resolve("kills"), Integer.getInteger("dlion.rejoin.epochs", 6), 6000, 0);
         long round = 0;
         for (int k = 1; k <= kills; k++) {
             round = job.awaitRound(job.rounds() + 10, 2);
@@ -98,7 +98,8 @@ class NetworkRejoinUnderLoadTest {
     @Timeout(value = 30, unit = TimeUnit.MINUTES)
     void shouldRejoinTwoWorkersKilledTogether() throws Exception {
         busyLoops(2);
-        final Job job = new Job(dir.resolve("two"), 2, 6000);
+        // worker 0 alone is below the default quorum (2 of 3) until the two are back: let it go on alone meanwhile
+        final Job job = new Job(dir.resolve("two"), 2, 6000, 1);
         job.awaitRound(75, 1, 2);
         job.workers[1].kill();
         job.workers[2].kill();
@@ -126,7 +127,7 @@ class NetworkRejoinUnderLoadTest {
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         int starts;
 
-        Job(final Path home, final int epochs, final int trainLimit) throws IOException {
+        Job(final Path home, final int epochs, final int trainLimit, final int minVoters) throws IOException {
             this.home = Files.createDirectories(home);
             this.epochs = epochs;
             this.trainLimit = trainLimit;
@@ -135,7 +136,7 @@ class NetworkRejoinUnderLoadTest {
             Files.createDirectories(home.resolve("ckpt"));
             server = start("server", "io.dlion.cli.DLionCli", List.of("server", "--job", "1", "--workers", "" + WORKERS, "--params",
                 "" + PARAMS, "--udp", "127.0.0.1:" + votePort + ":" + (votePort + 1), "--round-timeout-ms", "5000", "--status-interval", "1",
-                "--secret-file", home.resolve("job.secret").toString()));
+                "--min-voters", "" + minVoters, "--secret-file", home.resolve("job.secret").toString()));
             for (int i = 0; i < WORKERS; i++) {
                 workers[i] = worker(i, false);
             }
