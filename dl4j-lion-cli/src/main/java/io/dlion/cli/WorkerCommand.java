@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Topology;
-import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
@@ -319,42 +318,21 @@ public final class WorkerCommand implements Callable<Integer> {
                 if (dense) {
                     trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
                 } else {
-                    train(trainer, config, settings, recovery, hosted.runtime());
+                    train(trainer, settings, recovery, hosted.runtime());
                 }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
             }
         } else if (dense) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, null));
         } else {
-            train(trainer, config, settings, recovery, null);
+            train(trainer, settings, recovery, null);
         }
         return 0;
     }
 
-    private void train(final Trainer trainer, final TrainConfig config, final RemoteTransport.Settings settings, final Recovery recovery,
+    private void train(final Trainer trainer, final RemoteTransport.Settings settings, final Recovery recovery,
         final AeronRuntime shared) throws Exception {
-        try {
-            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, shared), recovery);
-        } catch (final Exception ex) {
-            final RejoinRequiredException lost = rejoinRequired(ex);
-            if (lost == null) {
-                throw ex;
-            }
-            // this worker lost a round's result (a server restart while it was one round behind, or results it missed):
-            // take a live worker's parameters and go on
-            System.out.println(lost.getMessage() + "; rejoining");
-            final RemoteTransport.Settings again = settings.rejoining();
-            new Trainer(config, System.out).runAs(new int[] {workerId}, () -> new RemoteTransport(again, shared),
-                new Recovery(syncDir, true, checkpointDir, checkpointEvery, false, recovery.run()));
-        }
-    }
-
-    private static RejoinRequiredException rejoinRequired(final Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof RejoinRequiredException) {
-                return (RejoinRequiredException) t;
-            }
-        }
-        return null;
+        // a round result lost mid-job (RejoinRequiredException) is the job's to handle: it rejoins with its hand-over
+        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, shared), recovery);
     }
 }

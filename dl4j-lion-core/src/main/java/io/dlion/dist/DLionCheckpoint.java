@@ -252,6 +252,29 @@ public final class DLionCheckpoint {
         return attach(model, exchange, roundTimeoutMillis);
     }
 
+    /**
+     * A running worker whose round result was lost takes this checkpoint's parameters in place: its model (the one the
+     * accumulator is bound to, which stays bound) gets the donor's parameters and zero momentum, and its next vote is in
+     * {@link #round()}. Call between steps.
+     *
+     * @param accumulator the worker's accumulator, made by {@link DLionAccumulator#forModel}.
+     * @throws IllegalArgumentException when the checkpoint's model has another parameter count.
+     */
+    public void rejoinInto(final DLionAccumulator accumulator) {
+        final Model target = accumulator.model();
+        final Model donated = model();
+        if (donated.numParams() != target.numParams()) {
+            throw new IllegalArgumentException("checkpoint " + file + " holds " + donated.numParams() + " parameters, the model has "
+                + target.numParams());
+        }
+        target.params().assign(donated.params());
+        final INDArray state = updaterState(target);
+        if (state != null) {
+            state.assign(0);
+        }
+        accumulator.resumeAt(round);
+    }
+
     private void checkWorker(final VoteExchange exchange) {
         Objects.requireNonNull(exchange, "exchange");
         if (exchange.workers() != workers) {

@@ -67,6 +67,17 @@ public interface VoteExchange extends AutoCloseable {
     }
 
     /**
+     * Start over as a worker that rejoins the running job, for a worker whose round result was lost
+     * ({@link RejoinRequiredException}): leave the job under this worker's current session and ask the servers anew for
+     * a first round and a donor, as an exchange created to join does; {@link #awaitJoin} follows.
+     *
+     * @throws UnsupportedOperationException when this exchange cannot rejoin a running job (the in-process hub).
+     */
+    default void rejoin() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot rejoin a running job");
+    }
+
+    /**
      * Between rounds, while this worker does not vote (it waits for a hand-over): read and drop results it will not
      * vote in, so that it does not hold up the others. Exchanges that buffer nothing do nothing.
      *

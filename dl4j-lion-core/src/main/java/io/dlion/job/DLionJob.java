@@ -13,6 +13,7 @@ import io.dlion.dist.DLionAccumulator;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
+import io.dlion.exchange.RejoinRequiredException;
 import io.dlion.exchange.VoteExchange;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.graph.ComputationGraph;
@@ -57,6 +58,8 @@ public final class DLionJob implements AutoCloseable {
     private final int checkpointEvery;
     private final Listener listener;
     private final JobRun run;
+    private final long roundTimeoutMillis;
+    private final int rejoinAttempts;
     private final List<JoinNotice> pendingNotices = new ArrayList<>();
     private int epoch;
     private int firstStep;
@@ -103,6 +106,8 @@ public final class DLionJob implements AutoCloseable {
         this.checkpointEvery = b.checkpointEvery;
         this.listener = b.listener;
         this.run = b.run;
+        this.roundTimeoutMillis = b.roundTimeoutMillis;
+        this.rejoinAttempts = b.rejoinAttempts;
         final long start = accumulator.round();
         this.epoch = (int) (start / roundsPerEpoch) + 1;
         this.firstStep = (int) (start % roundsPerEpoch);
@@ -192,12 +197,32 @@ public final class DLionJob implements AutoCloseable {
         for (final TrainingListener l : dl4jListeners) {
             l.onEpochStart(model);
         }
+        long rejoinedAt = -1;
         for (int s = firstStep; s < roundsPerEpoch; s++) {
             final DataSet batch = nextBatch(s);
-            if (model instanceof MultiLayerNetwork) {
-                ((MultiLayerNetwork) model).fit(batch);
-            } else {
-                ((ComputationGraph) model).fit(batch);
+            try {
+                if (model instanceof MultiLayerNetwork) {
+                    ((MultiLayerNetwork) model).fit(batch);
+                } else {
+                    ((ComputationGraph) model).fit(batch);
+                }
+            } catch (final RuntimeException ex) {
+                final RejoinRequiredException lost = rejoinRequired(ex);
+                if (lost == null) {
+                    throw ex;
+                }
+                rejoin(lost);
+                // the round the job goes on with: later in this epoch (skip the batches of the rounds in between), or later
+                final long next = accumulator.round() - (long) (epoch - 1) * roundsPerEpoch;
+                if (next >= roundsPerEpoch) {
+                    rejoinedAt = accumulator.round();
+                    break;
+                }
+                for (int k = s + 1; k < next; k++) {
+                    nextBatch(k);
+                }
+                s = (int) next - 1;
+                continue;
             }
             listener.onRound(this, model.score());
             betweenRounds();
@@ -205,15 +230,97 @@ public final class DLionJob implements AutoCloseable {
         for (final TrainingListener l : dl4jListeners) {
             l.onEpochEnd(model);
         }
+        endEpoch(true);
+        if (rejoinedAt >= 0) {
+            // rejoined in a later epoch: the epochs in between are skipped, their shard resets counted as a resume does
+            while (epoch <= rejoinedAt / roundsPerEpoch && !done()) {
+                resetShard();
+                endEpoch(false);
+            }
+            firstStep = (int) (rejoinedAt % roundsPerEpoch);
+        }
+        return !done();
+    }
+
+    private void endEpoch(final boolean trained) {
         if (model instanceof MultiLayerNetwork) {
             ((MultiLayerNetwork) model).incrementEpochCount();
         } else {
             ((ComputationGraph) model).incrementEpochCount();
         }
         firstStep = 0;
-        listener.onEpochEnd(this, epoch);
+        if (trained) {
+            listener.onEpochEnd(this, epoch);
+        }
         epoch++;
-        return !done();
+    }
+
+    /**
+     * This worker's round result was lost: take a live worker's parameters and go on, with at most {@code rejoinAttempts}
+     * attempts, each reported.
+     *
+     * @throws IllegalStateException saying why, when the job cannot rejoin or no attempt succeeded.
+     */
+    private void rejoin(final RejoinRequiredException lost) {
+        final int id = exchange.workerId();
+        if (handOver == null) {
+            throw new IllegalStateException("worker " + id + " cannot rejoin the job: it has no hand-over to take a live worker's"
+                + " parameters with (DLionJob.Builder.handOver); " + lost.getMessage(), lost);
+        }
+        Exception last = lost;
+        for (int attempt = 1; attempt <= rejoinAttempts; attempt++) {
+            listener.onEvent(String.format("worker %d: rejoin attempt %d of %d: %s", id, attempt, rejoinAttempts, last.getMessage()));
+            try {
+                handOver.prepareTake();
+                exchange.rejoin();
+                final DLionCheckpoint donated = take(handOver, exchange, roundTimeoutMillis, run, listener);
+                donated.rejoinInto(accumulator);
+                listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id,
+                    donated.workerId(), accumulator.round()));
+                return;
+            } catch (final UnsupportedOperationException ex) {
+                throw new IllegalStateException("worker " + id + " cannot rejoin the job: " + ex.getMessage() + "; " + lost.getMessage(), lost);
+            } catch (final IOException | TimeoutException | RuntimeException ex) {
+                last = ex;
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("worker " + id + ": interrupted while rejoining", ex);
+            }
+        }
+        throw new IllegalStateException("worker " + id + " could not rejoin the job in " + rejoinAttempts + " attempts (after: "
+            + lost.getMessage() + "); the last one failed: " + last.getMessage(), last);
+    }
+
+    /**
+     * Wait for the server's notice naming this joining worker, then for its donor's hand-over.
+     *
+     * @return the donor's checkpoint, checked to be of this run.
+     */
+    private static DLionCheckpoint take(final HandOver handOver, final VoteExchange exchange, final long timeoutMillis, final JobRun run,
+        final Listener listener) throws IOException, TimeoutException, InterruptedException {
+        final int id = exchange.workerId();
+        final JoinNotice notice = exchange.awaitJoin(timeoutMillis);
+        if (notice.donor() < 0) {
+            throw new IllegalStateException("worker " + id + ": the server named no live worker to take the parameters from");
+        }
+        listener.onEvent(String.format("worker %d rejoins at round %d: waiting for worker %d's parameters (%s)", id, notice.round(),
+            notice.donor(), handOver));
+        final DLionCheckpoint donated = handOver.take(notice, timeoutMillis, exchange::pollIdle);
+        run.check("hand-over from worker " + notice.donor(), donated.run());
+        if (donated.round() != notice.round()) {
+            throw new IllegalStateException("worker " + id + ": the hand-over from worker " + notice.donor() + " is of round "
+                + donated.round() + ", the server named round " + notice.round());
+        }
+        return donated;
+    }
+
+    private static RejoinRequiredException rejoinRequired(final Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof RejoinRequiredException) {
+                return (RejoinRequiredException) t;
+            }
+        }
+        return null;
     }
 
     private void resetShard() {
@@ -287,6 +394,9 @@ public final class DLionJob implements AutoCloseable {
 
     /** Settings of a {@link DLionJob}; {@link #build()} validates them once, naming the field. */
     public static final class Builder {
+        /** Default of {@link #rejoinAttempts(int)}. */
+        public static final int REJOIN_ATTEMPTS_DEFAULT = 3;
+
         private final Model model;
         private final DataSetIterator shard;
         private final VoteExchange exchange;
@@ -299,6 +409,7 @@ public final class DLionJob implements AutoCloseable {
         private int checkpointEvery;
         private boolean resume;
         private JobRun run = JobRun.UNNAMED;
+        private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
         private Listener listener = new Listener() {
         };
 
@@ -389,6 +500,17 @@ public final class DLionJob implements AutoCloseable {
         }
 
         /**
+         * @param attempts how often the job tries to rejoin, each time it must (a round result lost mid-job), or at its
+         *                 start with {@link #rejoin(boolean) rejoin(true)}, before it fails saying why; >= 1 (default
+         *                 {@value #REJOIN_ATTEMPTS_DEFAULT}).
+         * @return this for a fluent API.
+         */
+        public Builder rejoinAttempts(final int attempts) {
+            this.rejoinAttempts = attempts;
+            return this;
+        }
+
+        /**
          * @param listener what the job reports (rounds, epochs, events).
          * @return this for a fluent API.
          */
@@ -416,6 +538,10 @@ public final class DLionJob implements AutoCloseable {
             require(!(rejoin && resume), "rejoin and resume exclude each other: rejoin takes a live donor's parameters, resume this"
                 + " worker's own checkpoint");
             require(!rejoin || handOver != null, "rejoin needs a handOver (where the donor's parameters come from)");
+            require(rejoinAttempts >= 1, "rejoinAttempts must be >= 1, got " + rejoinAttempts);
+            if (handOver != null) {
+                handOver.bind(exchange);
+            }
             if (roundsPerEpoch == 0) {
                 roundsPerEpoch = countBatches();
                 require(roundsPerEpoch >= 1, "the shard gives no batch");
@@ -434,20 +560,28 @@ public final class DLionJob implements AutoCloseable {
             return new DLionJob(this, acc);
         }
 
+        /** The exchange was created to join: take a donor's parameters, trying again (a new join) up to rejoinAttempts times. */
         private DLionAccumulator rejoin() throws IOException, TimeoutException, InterruptedException {
             final int id = exchange.workerId();
-            final JoinNotice notice = exchange.awaitJoin(roundTimeoutMillis);
-            if (notice.donor() < 0) {
-                throw new IllegalStateException("worker " + id + ": the server named no live worker to take the parameters from");
+            for (int attempt = 1;; attempt++) {
+                try {
+                    if (attempt > 1) {
+                        handOver.prepareTake();
+                        exchange.rejoin();
+                    }
+                    final DLionCheckpoint donated = take(handOver, exchange, roundTimeoutMillis, run, listener);
+                    final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis);
+                    listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id,
+                        donated.workerId(), acc.round()));
+                    return acc;
+                } catch (final IOException | TimeoutException | RuntimeException ex) {
+                    if (attempt >= rejoinAttempts || ex instanceof UnsupportedOperationException || ex instanceof IllegalArgumentException) {
+                        throw ex;
+                    }
+                    listener.onEvent(String.format("worker %d: join attempt %d of %d failed (%s); joining again", id, attempt, rejoinAttempts,
+                        ex.getMessage()));
+                }
             }
-            listener.onEvent(String.format("worker %d rejoins at round %d: waiting for worker %d's parameters (%s)", id, notice.round(),
-                notice.donor(), handOver));
-            final DLionCheckpoint donated = handOver.take(notice, roundTimeoutMillis, exchange::pollIdle);
-            run.check("hand-over from worker " + notice.donor(), donated.run());
-            final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis);
-            listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id, notice.donor(),
-                acc.round()));
-            return acc;
         }
 
         private int countBatches() {

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeoutException;
 import io.dlion.dist.DLionAccumulator;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.exchange.JoinNotice;
+import io.dlion.exchange.VoteExchange;
 
 /**
  * How a worker that (re)joins a running job gets the job's parameters from a live worker, its donor.
@@ -13,11 +14,29 @@ import io.dlion.exchange.JoinNotice;
  * Call order: the server names the joining worker's first round R and a donor ({@link JoinNotice}); the donor's
  * {@link DLionJob} calls {@link #give} between the steps of rounds R − 1 and R, while the joining worker's job
  * waits in {@link #take} for exactly that hand-over; a hand-over that cannot be sent at once goes on in
- * {@link #doWork()}. Implementations: {@link DirectoryHandOver} (a directory every worker can reach) and the Aeron
+ * {@link #doWork()}. A worker whose round result was lost mid-job calls {@link #prepareTake()} before its
+ * exchange rejoins, then {@link #take}. Implementations: {@link DirectoryHandOver} (a directory every worker can reach) and the Aeron
  * module's network hand-over (relayed by the server). Both carry the job's {@link io.dlion.dist.JobRun} and refuse
  * another's.
  */
 public interface HandOver {
+
+    /**
+     * Check, once, that this hand-over can work with the job's exchange; {@link DLionJob.Builder#build()} calls it before
+     * anything else, so that a set-up that could never hand over fails at once rather than at a rejoin's timeout.
+     *
+     * @param exchange the job's exchange.
+     * @throws IllegalArgumentException naming the setting that is missing or wrong.
+     */
+    default void bind(final VoteExchange exchange) {
+    }
+
+    /**
+     * Joining side: get ready to receive before the exchange asks to join ({@link VoteExchange#rejoin()}), so that
+     * nothing the donor sends can go out before this worker listens.
+     */
+    default void prepareTake() {
+    }
 
     /**
      * Donor side: hand over the parameters the donor holds at the start of {@code notice.round()}.

@@ -6,23 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
-import io.dlion.aeron.wire.HelloAckFlyweight;
-import io.dlion.aeron.wire.HelloCredentials;
-import io.dlion.aeron.wire.HelloFlyweight;
-import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.aeron.wire.MessageHeaderFlyweight;
-import io.dlion.aeron.wire.MessageType;
 import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.codec.CountEncoding;
 import io.dlion.vote.VoterSet;
@@ -31,7 +19,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Helpers for tests that talk to a server through a raw publication: the job's secret, a blocking offer and a server's
- * AVERAGE result chunk. Vote and HELLO frames are built by {@link io.dlion.testkit.GarbageFrames#vote} and {@link io.dlion.testkit.GarbageFrames#hello}.
+ * AVERAGE result chunk ({@link PlayedServer} plays the server itself). Vote and HELLO frames are built by {@link io.dlion.testkit.GarbageFrames#vote} and {@link io.dlion.testkit.GarbageFrames#hello}.
  */
 public final class Frames {
     public static final byte[] SECRET = "dl4j-lion test secret, 32 bytes!".getBytes(StandardCharsets.US_ASCII);
@@ -74,62 +62,6 @@ public final class Frames {
             return file;
         } catch (final IOException ex) {
             throw new UncheckedIOException(ex);
-        }
-    }
-
-    /**
-     * Play a shard's server in the handshake: read the vote stream until a HELLO arrives (10 s at most; other frames are
-     * skipped) and answer it with a HELLO_ACK on the result publication, which proves that publication's session to the
-     * worker.
-     *
-     * @param votes   the server's vote subscription.
-     * @param results the server's result publication.
-     * @param secret  the job's secret, or null.
-     */
-    public static void answerHello(final Subscription votes, final ExclusivePublication results, final byte[] secret) {
-        final HelloFlyweight hello = new HelloFlyweight();
-        final byte[] ack = new byte[HelloAckFlyweight.SIGNED_LENGTH];
-        final int[] length = {0};
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (length[0] == 0) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no HELLO on " + votes.channel());
-            }
-            votes.poll((buffer, offset, frameLength, header) -> {
-                hello.wrapForRead(buffer, offset);
-                if (length[0] == 0 && hello.header().type() == MessageType.HELLO) {
-                    final MessageHeaderFlyweight h = hello.header();
-                    length[0] = new HelloAckFlyweight().wrap(new UnsafeBuffer(ack), 0).encode(h.jobId(), HelloAckFlyweight.NO_JOIN,
-                        h.chunkWordOffset(), JoinNoticeFlyweight.NO_DONOR, h.workerId(), h.shard(), hello.paramCount(), hello.nonce(),
-                        results.sessionId(), secret == null ? null : new HelloCredentials(secret));
-                }
-            }, 1);
-            Thread.onSpinWait();
-        }
-        send(results, new UnsafeBuffer(ack, 0, length[0]));
-    }
-
-    /**
-     * Connect a worker against a server this test plays: run {@code connect} (which blocks until a server answers the
-     * worker's HELLO) on another thread, answer the HELLO with {@link #answerHello}, and return what it built.
-     *
-     * @param connect builds the worker's exchange.
-     * @param votes   the played server's vote subscription.
-     * @param results the played server's result publication.
-     * @param secret  the job's secret, or null.
-     * @param <T>     the exchange's type.
-     * @return the connected exchange (within 10 s).
-     * @throws Exception when connecting failed or took longer.
-     */
-    public static <T> T connectAnswered(final Callable<T> connect, final Subscription votes, final ExclusivePublication results,
-        final byte[] secret) throws Exception {
-        final ExecutorService connecting = Executors.newSingleThreadExecutor();
-        try {
-            final Future<T> connected = connecting.submit(connect);
-            answerHello(votes, results, secret);
-            return connected.get(10, TimeUnit.SECONDS);
-        } finally {
-            connecting.shutdownNow();
         }
     }
 

@@ -43,16 +43,9 @@ class AeronHandOverTest {
 
     @Test
     void shouldHandTheDonorsCheckpointToTheJoiningWorkerThroughTheServer() throws Exception {
-        final MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder().seed(5).dataType(DataType.FLOAT)
-            .updater(new Lion(0.01)).list()
-            .layer(new DenseLayer.Builder().nIn(300).nOut(400).activation(Activation.TANH).build())
-            .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(400).nOut(3).activation(Activation.SOFTMAX).build())
-            .build());
-        net.init();
-        try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(JOB).workers(3).paramCount(net.numParams())
-            .secret(Frames.SECRET))) {
-            final DLionAccumulator donorState = DLionAccumulator.forModel(net, new InProcessVoteHub(3, VoteRule.MAJORITY, 1000).exchange(0), 1000);
-            donorState.resumeAt(12);
+        final MultiLayerNetwork net = net();
+        try (LocalAeronJob job = job(net)) {
+            final DLionAccumulator donorState = donorState(net);
             final JoinNotice notice = new JoinNotice(2, 12, 0);
             AeronHandOver donor = null;
             AeronHandOver joiner = null;
@@ -69,10 +62,12 @@ class AeronHandOverTest {
                 assertEquals(net.params(), taken.model().params(), "the joining worker has the donor's parameters");
                 assertEquals(0, donor.pending(), "sent completely");
 
+                // a later join (a new first round): the relay's stream may still hold the tail of the first transfer
                 otherRun = handOver(job, 2, new JobRun(JOB, "run-b"), true);
-                donor.give(notice, donorState);
+                final JoinNotice later = new JoinNotice(2, 13, 0);
+                donor.give(later, donorState);
                 final AeronHandOver o = otherRun;
-                final IOException refused = assertThrows(IOException.class, () -> o.take(notice, 60_000, d::doWork));
+                final IOException refused = assertThrows(IOException.class, () -> o.take(later, 60_000, d::doWork));
                 assertTrue(refused.getMessage().contains("run #" + Long.toHexString(RUN.runHash()))
                     && refused.getMessage().contains("run 'run-b'"), refused.getMessage());
             } finally {
@@ -93,6 +88,75 @@ class AeronHandOverTest {
             assertEquals(rejectedBefore + 1, job.server(0).handOverCounts()[2]);
             stranger.close();
         }
+    }
+
+    /**
+     * A joining worker whose subscription to the relay connects after its hand-over began (the relay kept going for
+     * another subscriber) never sees the begin frame: it fails at the first slice of its own transfer, saying so, rather
+     * than waiting for its timeout; its job then joins again (a new first round, a new hand-over, while it listens).
+     */
+    @Test
+    void shouldFailAtOnceWhenItsSubscriptionMissedTheBeginFrame() throws Exception {
+        final MultiLayerNetwork net = net();
+        try (LocalAeronJob job = job(net)) {
+            final DLionAccumulator donorState = donorState(net);
+            final JoinNotice notice = new JoinNotice(2, 12, 0);
+            AeronHandOver donor = null;
+            AeronHandOver late = null;
+            // another listener of the relay stream, which keeps the relay sending
+            final io.aeron.Subscription other = job.aeron().addSubscription(job.shards().get(0).resultChannel(),
+                job.context().handOverStreamId() + 1);
+            try {
+                donor = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(0).run(RUN)
+                    .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()).framesPerCycle(1));
+                // give sends the begin frame, each doWork one slice
+                final AeronHandOver d = donor;
+                final long[] read = {0};
+                final Runnable pump = () -> {
+                    d.doWork();
+                    read[0] += other.poll((buffer, offset, length, header) -> { }, 100);
+                };
+                donor.give(notice, donorState);
+                donor.doWork();
+                donor.doWork();
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (read[0] < 3) {
+                    assertTrue(System.nanoTime() < deadline, "the other listener read the begin frame and two slices");
+                    read[0] += other.poll((buffer, offset, length, header) -> { }, 100);
+                }
+                // the driver moves the stream's join position to the other listener's position on its next duty cycles
+                Thread.sleep(200);
+                late = handOver(job, 2, RUN, false);
+                final AeronHandOver l = late;
+                final long start = System.nanoTime();
+                final IOException missed = assertThrows(IOException.class, () -> l.take(notice, 60_000, pump));
+                assertTrue(missed.getMessage().contains("began before this worker listened"), missed.getMessage());
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "at the first slice, not at the 60 s timeout");
+            } finally {
+                CloseHelper.closeAll(late, donor, other);
+            }
+        }
+    }
+
+    private static LocalAeronJob job(final MultiLayerNetwork net) {
+        return LocalAeronJob.launch(new LocalAeronJob.Context().jobId(JOB).workers(3).paramCount(net.numParams()).secret(Frames.SECRET));
+    }
+
+    /** @return the donor's state: the network's parameters at round 12. */
+    private static DLionAccumulator donorState(final MultiLayerNetwork net) {
+        final DLionAccumulator state = DLionAccumulator.forModel(net, new InProcessVoteHub(3, VoteRule.MAJORITY, 1000).exchange(0), 1000);
+        state.resumeAt(12);
+        return state;
+    }
+
+    private static MultiLayerNetwork net() {
+        final MultiLayerNetwork net = new MultiLayerNetwork(new NeuralNetConfiguration.Builder().seed(5).dataType(DataType.FLOAT)
+            .updater(new Lion(0.01)).list()
+            .layer(new DenseLayer.Builder().nIn(300).nOut(400).activation(Activation.TANH).build())
+            .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(400).nOut(3).activation(Activation.SOFTMAX).build())
+            .build());
+        net.init();
+        return net;
     }
 
     private static AeronHandOver handOver(final LocalAeronJob job, final int worker, final JobRun run, final boolean join) {

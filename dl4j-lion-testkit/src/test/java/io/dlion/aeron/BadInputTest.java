@@ -4,11 +4,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
 import io.dlion.aeron.client.AeronVoteExchange;
@@ -19,14 +16,12 @@ import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.testkit.Await;
+import io.dlion.testkit.EmbeddedServer;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.GarbageFrames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,52 +41,35 @@ class BadInputTest {
     private static final long PARAMS = 100_003;
     private static final String IPC = Channels.ipc();
 
-    private AeronRuntime runtime;
-    private AgentRunner runner;
-    private final List<AeronVoteExchange> workers = new ArrayList<>();
-    private final AtomicReference<Throwable> serverError = new AtomicReference<>();
-    private ExecutorService pool;
+    private EmbeddedServer fixture;
 
     @AfterEach
-    void tearDown() throws InterruptedException {
-        if (pool != null) {
-            pool.shutdownNow();
-            pool.awaitTermination(5, TimeUnit.SECONDS);
+    void tearDown() {
+        if (fixture != null) {
+            fixture.close();
+            assertNull(fixture.error(), "server agent error");
         }
-        CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, runtime);
-        assertNull(serverError.get(), "server agent error");
     }
 
     @Test
     void shouldRejectEveryKindOfBadMessageWithItsReasonAndStillVoteCorrectly() throws Exception {
-        runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
-            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702));
-        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(runner);
+        fixture = EmbeddedServer.launch(new AeronRuntime.Context(), new AggregationServer.Context()
+            .jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
+            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702), N - 1);
+        final AggregationServer server = fixture.server();
         final ServerCounters counters = server.counters();
         final ChunkLayout layout = server.layout();
         final long[][] votes = NaiveVote.randomVotes(99, N, PARAMS);
 
-        final ExclusivePublication raw = runtime.aeron().addExclusivePublication(IPC, 1701);
-        final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, 1701);
+        final ExclusivePublication raw = fixture.runtime().aeron().addExclusivePublication(IPC, 1701);
+        final ExclusivePublication injector = fixture.runtime().aeron().addExclusivePublication(IPC, 1701);
         Await.awaitConnected(raw);
         Await.awaitConnected(injector);
         final byte[] hello = GarbageFrames.hello(JOB, 0, 0, 0, PARAMS, raw.sessionId(), Frames.SECRET, System.currentTimeMillis(), 12345);
         Frames.send(raw, hello);
-        pool = Executors.newFixedThreadPool(N - 1);
-        final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
-        for (int i = 1; i < N; i++) {
-            final int id = i;
-            connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))))));
-        }
-        for (final Future<AeronVoteExchange> future : connecting) {
-            workers.add(future.get(15, TimeUnit.SECONDS));
-        }
+        final List<AeronVoteExchange> workers = fixture.connect(1, N - 1, id -> new AeronVoteExchange.Context()
+            .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET)
+            .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
         Await.awaitValue(counters.workersJoined()::get, N, "HELLOs accepted");
 
         final Map<RejectReason, Integer> expected = new EnumMap<>(RejectReason.class);
@@ -143,7 +121,7 @@ class BadInputTest {
         for (int i = 1; i < N; i++) {
             final AeronVoteExchange worker = workers.get(i - 1);
             final long[] vote = votes[i];
-            results.add(pool.submit(() -> {
+            results.add(fixture.pool().submit(() -> {
                 worker.submit(0, vote, PARAMS);
                 return worker.await(0, 10_000);
             }));

@@ -3,25 +3,20 @@ package io.dlion.aeron;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.ExclusivePublication;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.testkit.Await;
+import io.dlion.testkit.EmbeddedServer;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.GarbageFrames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,46 +41,29 @@ class FrameFuzzTest {
     private static final int FRAMES_PER_ROUND = 10_000;
     private static final String IPC = Channels.ipc();
 
-    private AeronRuntime runtime;
-    private AgentRunner runner;
-    private final List<AeronVoteExchange> workers = new ArrayList<>();
-    private final AtomicReference<Throwable> serverError = new AtomicReference<>();
-    private ExecutorService pool;
+    private EmbeddedServer fixture;
 
     @AfterEach
-    void tearDown() throws InterruptedException {
-        if (pool != null) {
-            pool.shutdownNow();
-            pool.awaitTermination(5, TimeUnit.SECONDS);
+    void tearDown() {
+        if (fixture != null) {
+            fixture.close();
+            assertNull(fixture.error(), "server agent error");
         }
-        CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, runtime);
-        assertNull(serverError.get(), "server agent error");
     }
 
     @Test
     void shouldRejectEveryMutatedFrameAndKeepTheVote() throws Exception {
-        runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
+        fixture = EmbeddedServer.launch(new AeronRuntime.Context(), new AggregationServer.Context()
+            .jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
             .chunkWords(CHUNK_WORDS).windowChunks(4)
-            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702));
-        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(runner);
+            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702), N);
+        final AggregationServer server = fixture.server();
         final ChunkLayout layout = server.layout();
-        final ExclusivePublication injector = runtime.aeron().addExclusivePublication(IPC, 1701);
+        final ExclusivePublication injector = fixture.runtime().aeron().addExclusivePublication(IPC, 1701);
         Await.awaitConnected(injector);
-        pool = Executors.newFixedThreadPool(N);
-        final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
-        for (int i = 0; i < N; i++) {
-            final int id = i;
-            connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET).chunkWords(CHUNK_WORDS)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))))));
-        }
-        for (final Future<AeronVoteExchange> future : connecting) {
-            workers.add(future.get(15, TimeUnit.SECONDS));
-        }
+        final List<AeronVoteExchange> workers = fixture.connect(0, N, id -> new AeronVoteExchange.Context()
+            .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET).chunkWords(CHUNK_WORDS)
+            .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
 
         final SplittableRandom random = new SplittableRandom(20_251_122L);
         long sent = 0;
@@ -105,7 +83,7 @@ class FrameFuzzTest {
             for (int i = 0; i < N; i++) {
                 final AeronVoteExchange worker = workers.get(i);
                 final long[] vote = votes[i];
-                results.add(pool.submit(() -> {
+                results.add(fixture.pool().submit(() -> {
                     worker.submit(round, vote, PARAMS);
                     return worker.await(round, 20_000);
                 }));

@@ -12,6 +12,7 @@ import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.testkit.Frames;
+import io.dlion.testkit.PlayedServer;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -35,25 +36,24 @@ class FrameMacExchangeTest {
     private static final int WORKERS = 3;
     private static final int CHUNK_WORDS = 20;
     private static final long PARAMS = 4L * CHUNK_WORDS * 64;
-    private static final String IPC = Channels.ipc();
 
-    private AeronRuntime runtime;
+    private PlayedServer server;
     private AeronVoteExchange worker;
 
     @AfterEach
     void tearDown() {
-        CloseHelper.closeAll(worker, runtime);
+        CloseHelper.closeAll(worker, server);
     }
 
     @Test
     void shouldDropResultFramesWithoutTheServersTagAndSignItsVotes() throws Exception {
-        runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final Subscription votes = runtime.aeron().addSubscription(IPC, 1921);
-        final ExclusivePublication results = runtime.aeron().addExclusivePublication(IPC, 1922);
-        worker = Frames.connectAnswered(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
+        server = PlayedServer.launch(1921, 1922);
+        final Subscription votes = server.votes();
+        final ExclusivePublication results = server.results();
+        worker = server.connect(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
                 .chunkWords(CHUNK_WORDS).secret(Frames.SECRET).frameMac(true)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1921, IPC, 1922)))), votes, results, Frames.SECRET);
+                .shards(List.of(server.shard()))), Frames.SECRET);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         final long[][] raw = NaiveVote.randomVotes(5, WORKERS, PARAMS);
         final long[][] planes = new long[2][(int)(PARAMS >>> 6)];

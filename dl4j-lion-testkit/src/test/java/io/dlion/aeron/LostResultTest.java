@@ -9,6 +9,7 @@ import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.testkit.Frames;
+import io.dlion.testkit.PlayedServer;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
@@ -33,25 +34,24 @@ class LostResultTest {
     private static final int WORKERS = 3;
     private static final int CHUNK_WORDS = 20;
     private static final long PARAMS = 6L * CHUNK_WORDS * 64;
-    private static final String IPC = Channels.ipc();
 
-    private AeronRuntime runtime;
+    private PlayedServer server;
     private AeronVoteExchange worker;
 
     @AfterEach
     void tearDown() {
-        CloseHelper.closeAll(worker, runtime);
+        CloseHelper.closeAll(worker, server);
     }
 
     @Test
     void shouldAskToRejoinWhenALaterRoundsResultArrivesBeforeItsOwnIsComplete() throws Exception {
-        runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final Subscription votes = runtime.aeron().addSubscription(IPC, 1911);
-        final ExclusivePublication results = runtime.aeron().addExclusivePublication(IPC, 1912);
+        server = PlayedServer.launch(1911, 1912);
+        final Subscription votes = server.votes();
+        final ExclusivePublication results = server.results();
         // the worker connects once a server has answered its HELLO: this test plays that server
-        worker = Frames.connectAnswered(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1911, IPC, 1912)))), votes, results, null);
+        worker = server.connect(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+                .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
+                .chunkWords(CHUNK_WORDS).shards(List.of(server.shard()))), null);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         final long[][] raw = NaiveVote.randomVotes(5, WORKERS, PARAMS);
         final long[][] planes = new long[2][(int) (PARAMS >>> 6)];

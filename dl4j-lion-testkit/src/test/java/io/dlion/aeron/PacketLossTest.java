@@ -2,24 +2,19 @@ package io.dlion.aeron;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.aeron.Aeron;
 import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.testkit.EmbeddedServer;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -44,21 +39,14 @@ class PacketLossTest {
     private static final long PARAMS = 1_000_003;
     private static final int ROUNDS = 40;
 
-    private AeronRuntime runtime;
-    private AgentRunner runner;
-    private final List<AeronVoteExchange> workers = new ArrayList<>();
-    private final AtomicReference<Throwable> serverError = new AtomicReference<>();
-    private ExecutorService pool;
+    private EmbeddedServer fixture;
 
     @AfterEach
-    void tearDown() throws InterruptedException {
-        if (pool != null) {
-            pool.shutdownNow();
-            pool.awaitTermination(5, TimeUnit.SECONDS);
+    void tearDown() {
+        if (fixture != null) {
+            fixture.close();
+            assertNull(fixture.error(), "server agent error");
         }
-        CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, runtime);
-        assertNull(serverError.get(), "server agent error");
     }
 
     @ParameterizedTest(name = "receive data loss {0}")
@@ -66,29 +54,18 @@ class PacketLossTest {
     void shouldGiveBitIdenticalResultsUnderLossOverUdp(final double lossRate) throws Exception {
         final long framesBefore = AeronRuntime.framesReceived();
         final long droppedBefore = AeronRuntime.framesDropped();
-        runtime = AeronRuntime.launch(new AeronRuntime.Context().receiveLossRate(lossRate).lossSeed(42));
-        final Aeron aeron = runtime.aeron();
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
-            .aeron(aeron).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY)
+        fixture = EmbeddedServer.launch(new AeronRuntime.Context().receiveLossRate(lossRate).lossSeed(42), new AggregationServer.Context()
+            .jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
-        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(runner);
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)), N);
+        final AggregationServer server = fixture.server();
         final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, N),
             Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1", N),
             Configuration.RESULT_STREAM_ID_DEFAULT));
-        pool = Executors.newFixedThreadPool(N);
-        final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
-        for (int i = 0; i < N; i++) {
-            final int id = i;
-            connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(aeron).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).shards(shards))));
-        }
-        for (final Future<AeronVoteExchange> future : connecting) {
-            workers.add(future.get(20, TimeUnit.SECONDS));
-        }
+        final List<AeronVoteExchange> workers = fixture.connect(0, N, id -> new AeronVoteExchange.Context()
+            .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).shards(shards));
 
         final long start = System.nanoTime();
         for (int r = 0; r < ROUNDS; r++) {
@@ -97,7 +74,7 @@ class PacketLossTest {
             for (int i = 0; i < N; i++) {
                 final AeronVoteExchange worker = workers.get(i);
                 final int id = i;
-                futures.add(pool.submit(() -> {
+                futures.add(fixture.pool().submit(() -> {
                     worker.submit(round, SyntheticVotes.vote(9, round, id, PARAMS), PARAMS);
                     return worker.await(round, 30_000);
                 }));
@@ -128,7 +105,7 @@ class PacketLossTest {
     }
 
     private long systemCounter(final String label) {
-        final Aeron aeron = runtime.aeron();
+        final Aeron aeron = fixture.runtime().aeron();
         final long[] value = {-1};
         aeron.countersReader().forEach((counterId, typeId, keyBuffer, counterLabel) -> {
             if (counterLabel.startsWith(label)) {

@@ -62,13 +62,13 @@ import org.agrona.concurrent.SystemNanoClock;
 public final class AeronVoteExchange implements VoteExchange {
     private final Context ctx;
     private final ShardState[] shards;
+    private final WorkerCounters counters;
     private final int totalWords;
     private final long lastWordMask;
     private final long[] vote;
-    private final WorkerSession session;
+    private WorkerSession session;
     private final ResultAssembly assembly;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
-    private final WorkerCounters counters;
     private long submitNs;
     private boolean closed;
 
@@ -84,8 +84,7 @@ public final class AeronVoteExchange implements VoteExchange {
         this.totalWords = (int)((ctx.paramCount() + 63) >>> 6);
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
         this.vote = new long[totalWords];
-        this.session = new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, ctx.join,
-            ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
+        this.session = newSession(ctx.join);
         this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.chunkWords(), ctx.shards.size());
         this.shards = new ShardState[ctx.shards.size()];
         WorkerCounters cnt = null;
@@ -106,6 +105,44 @@ public final class AeronVoteExchange implements VoteExchange {
             close();
             throw ex;
         }
+    }
+
+    private WorkerSession newSession(final boolean join) {
+        return new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, join,
+            ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
+    }
+
+    /**
+     * Start over as a joining worker (for a worker whose round result was lost, {@link RejoinRequiredException}): close
+     * every shard's publication and subscription, so the servers see this worker's session end, and connect again with
+     * new ones (a new session) that say a join HELLO, as an exchange made with {@link Context#join(boolean) join(true)}
+     * does; {@link #awaitJoin} follows. A hand-over that subscribes to the relay does so first
+     * ({@link AeronHandOver#prepareTake()}).
+     *
+     * @throws IllegalStateException when a shard does not connect in time.
+     */
+    @Override
+    public void rejoin() {
+        if (closed) {
+            throw new IllegalStateException("exchange closed");
+        }
+        CloseHelper.closeAll(shards);
+        session = newSession(true);
+        try {
+            for (int i = 0; i < shards.length; i++) {
+                shards[i] = null;
+                shards[i] = new ShardState(i, ctx.shards.get(i), ctx, vote, session, assembly, counters, exchangeCounters);
+            }
+            connect();
+        } catch (final RuntimeException ex) {
+            close();
+            throw ex;
+        }
+    }
+
+    /** @return the concluded configuration, for the hand-over's checks. */
+    Context context() {
+        return ctx;
     }
 
     @Override

@@ -32,6 +32,8 @@ final class WorkerSession {
     private long nextRound;
     private long submittedRound = -1;
     private boolean joining;
+    /** The first round this worker joined at, -1 when it did not join. */
+    private long joinedRound = -1;
     private JoinNotice rejoinRequired;
     private long laterRoundSeen = -1;
 
@@ -118,7 +120,11 @@ final class WorkerSession {
     }
 
     /**
-     * A valid JOIN_NOTICE from a shard's server.
+     * A valid JOIN_NOTICE from a shard's server, or a HELLO_ACK that names a join round. About this worker, while it
+     * joins: its first round. Once joined, a notice of the round it joined at (or an earlier one) is the announcement of
+     * that same join, late: the HELLO_ACK that completed the join can arrive before the server's JOIN_NOTICE broadcast,
+     * or before the answer to a HELLO it repeated while the join was pending. Only a later round is a demand to rejoin
+     * (a restarted server found it behind the others).
      *
      * @param shard  index of the shard.
      * @param worker the worker that (re)joins.
@@ -130,7 +136,7 @@ final class WorkerSession {
             if (joining) {
                 joinRound[shard] = round;
                 joinDonor[shard] = donor;
-            } else {
+            } else if (round > joinedRound && rejoinRequired == null) {
                 rejoinRequired = new JoinNotice(worker, round, donor);
             }
         } else {
@@ -160,6 +166,7 @@ final class WorkerSession {
             }
         }
         joining = false;
+        joinedRound = first;
         nextRound = first;
         return new JoinNotice(workerId, first, donor);
     }

@@ -1,7 +1,5 @@
 package io.dlion.aeron.server;
 
-import javax.crypto.Mac;
-
 import io.aeron.Aeron;
 import io.aeron.Counter;
 import io.aeron.ExclusivePublication;
@@ -13,6 +11,7 @@ import io.aeron.logbuffer.Header;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.wire.HandOverBeginFlyweight;
 import io.dlion.aeron.wire.HandOverChunkFlyweight;
+import io.dlion.aeron.wire.Hmac;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import org.agrona.CloseHelper;
@@ -39,7 +38,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 final class HandOverRelay implements AutoCloseable {
     private final int jobId;
     private final int workers;
-    private final Mac mac;
+    private final Hmac mac;
     private final int fragmentLimit;
     private final Subscription subscription;
     private final ExclusivePublication publication;

@@ -49,6 +49,8 @@ final class Membership {
     private final VoterSet voted;
     private final VoterSet active;
     private final VoterSet joinPending;
+    /** Workers bound by a join HELLO: a later join HELLO of the same session repeats that join, pending or not. */
+    private final VoterSet joinHello;
     private final VoterSet notices;
     private final VoterSet announced;
     private long newestHelloRound = -1;
@@ -76,6 +78,7 @@ final class Membership {
         this.voted = new VoterSet(workers);
         this.active = VoterSet.all(workers);
         this.joinPending = new VoterSet(workers);
+        this.joinHello = new VoterSet(workers);
         this.notices = new VoterSet(workers);
         this.announced = new VoterSet(workers);
         this.sessionOf = new int[workers];
@@ -156,8 +159,10 @@ final class Membership {
         sessionOf[worker] = sessionId;
         bound.add(worker);
         if (hello.isJoin()) {
+            joinHello.add(worker);
             announceJoin(worker, latestRound);
         } else {
+            joinHello.remove(worker);
             helloRound[worker] = hello.round();
             active.add(worker);
             if (!roundCompleted) {
@@ -169,8 +174,11 @@ final class Membership {
 
     /**
      * A worker repeats its HELLO until the server's answer reaches it (its result image may not have been set up when the
-     * first answer went out). A repeat comes from the session already bound and either the worker's join is pending or
-     * it names the same round as before: it changes nothing but is answered again.
+     * first answer went out). A repeat comes from the session already bound and either the worker's join is pending, or
+     * it is a join HELLO and the session was bound by one (the join it repeats may have completed meanwhile: the worker
+     * sent it before the answer reached it, and the others opened its first round before the server read it), or it
+     * names the same round as before: it changes nothing but is answered again. A new join comes from a new session
+     * (a restarted worker, or a new exchange after a rejoin), never from the one a join already bound.
      */
     private boolean isRepeat(final HelloFlyweight hello, final int worker, final int sessionId) {
         if (!isBound(worker, sessionId)) {
@@ -179,7 +187,7 @@ final class Membership {
         if (joinPending.contains(worker)) {
             return true;
         }
-        return !hello.isJoin() && hello.round() == helloRound[worker];
+        return hello.isJoin() ? joinHello.contains(worker) : hello.round() == helloRound[worker];
     }
 
     /**

@@ -1,13 +1,6 @@
 package io.dlion.aeron.wire;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.Objects;
-
-import javax.crypto.Mac;
-import javax.crypto.ShortBufferException;
-import javax.crypto.spec.SecretKeySpec;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -32,32 +25,16 @@ public final class FrameMac {
     /** Bytes of the tag appended to a frame. */
     public static final int TAG_LENGTH = 16;
 
-    private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] LABEL = "dlion frame-mac v1".getBytes(StandardCharsets.US_ASCII);
 
-    private final Mac mac;
+    private final Hmac hmac;
     private final byte[] session = new byte[Integer.BYTES];
-    private final byte[] full = new byte[32];
-    private final byte[] received = new byte[TAG_LENGTH];
-    private final byte[] expected = new byte[TAG_LENGTH];
-    private byte[] scratch = new byte[8192 + 256];
 
     /**
-     * @param secret the job's shared secret, at least {@value HelloCredentials#MIN_SECRET_LENGTH} bytes.
+     * @param secret the job's shared secret, at least {@value Hmac#MIN_SECRET_LENGTH} bytes.
      */
     public FrameMac(final byte[] secret) {
-        Objects.requireNonNull(secret, "secret");
-        if (secret.length < HelloCredentials.MIN_SECRET_LENGTH) {
-            throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got " + secret.length);
-        }
-        try {
-            final Mac derive = Mac.getInstance(ALGORITHM);
-            derive.init(new SecretKeySpec(secret, ALGORITHM));
-            mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(derive.doFinal(LABEL), ALGORITHM));
-        } catch (final GeneralSecurityException ex) {
-            throw new IllegalStateException("HmacSHA256 unavailable", ex);
-        }
+        this.hmac = Hmac.derived(secret, LABEL);
     }
 
     /**
@@ -70,8 +47,7 @@ public final class FrameMac {
      * @param sessionId Aeron session the frame is sent on.
      */
     public void sign(final MutableDirectBuffer buffer, final int offset, final int length, final int sessionId) {
-        compute(buffer, offset, length, sessionId);
-        buffer.putBytes(offset + length, full, 0, TAG_LENGTH);
+        hmac.sign(session(sessionId), buffer, offset, length, TAG_LENGTH);
     }
 
     /**
@@ -84,30 +60,15 @@ public final class FrameMac {
      */
     public boolean verify(final DirectBuffer buffer, final int offset, final int length, final int sessionId) {
         final int body = length - TAG_LENGTH;
-        if (body < 0) {
-            return false;
-        }
-        compute(buffer, offset, body, sessionId);
-        System.arraycopy(full, 0, expected, 0, TAG_LENGTH);
-        buffer.getBytes(offset + body, received);
-        return MessageDigest.isEqual(expected, received);
+        return body >= 0 && hmac.verify(session(sessionId), buffer, offset, body, TAG_LENGTH);
     }
 
-    private void compute(final DirectBuffer buffer, final int offset, final int length, final int sessionId) {
-        if (scratch.length < length) {
-            scratch = new byte[length];
-        }
+    /** @return the session id's 4 bytes, little-endian: covered before the frame. */
+    private byte[] session(final int sessionId) {
         session[0] = (byte)sessionId;
         session[1] = (byte)(sessionId >>> 8);
         session[2] = (byte)(sessionId >>> 16);
         session[3] = (byte)(sessionId >>> 24);
-        buffer.getBytes(offset, scratch, 0, length);
-        mac.update(session);
-        mac.update(scratch, 0, length);
-        try {
-            mac.doFinal(full, 0);
-        } catch (final ShortBufferException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return session;
     }
 }

@@ -1,13 +1,6 @@
 package io.dlion.aeron.wire;
 
 import java.nio.ByteOrder;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.Objects;
-
-import javax.crypto.Mac;
-import javax.crypto.ShortBufferException;
-import javax.crypto.spec.SecretKeySpec;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -70,25 +63,14 @@ public final class HandOverBeginFlyweight {
     /** Length of a HANDOVER_BEGIN with an HMAC. */
     public static final int SIGNED_LENGTH = MAC_OFFSET + DIGEST_LENGTH;
 
-    private static final String ALGORITHM = "HmacSHA256";
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
-    private final byte[] signed = new byte[MAC_OFFSET];
-    private final byte[] expected = new byte[DIGEST_LENGTH];
-    private final byte[] received = new byte[DIGEST_LENGTH];
 
     /**
      * @param secret the job's shared secret.
      * @return an HMAC-SHA256 keyed with it, for {@link #encode} and {@link #verify}.
      */
-    public static Mac mac(final byte[] secret) {
-        Objects.requireNonNull(secret, "secret");
-        try {
-            final Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(secret, ALGORITHM));
-            return mac;
-        } catch (final GeneralSecurityException ex) {
-            throw new IllegalStateException("HmacSHA256 unavailable", ex);
-        }
+    public static Hmac mac(final byte[] secret) {
+        return Hmac.of(secret);
     }
 
     /**
@@ -139,7 +121,7 @@ public final class HandOverBeginFlyweight {
      * @return the length written.
      */
     public int encode(final int jobId, final long firstRound, final int donor, final int shard, final int joiningWorker, final long runId,
-        final long payloadLength, final byte[] digest, final Mac mac) {
+        final long payloadLength, final byte[] digest, final Hmac mac) {
         if (digest.length != DIGEST_LENGTH) {
             throw new IllegalArgumentException("digest must be " + DIGEST_LENGTH + " bytes, got " + digest.length);
         }
@@ -159,8 +141,7 @@ public final class HandOverBeginFlyweight {
         if (mac == null) {
             return LENGTH;
         }
-        compute(mac, expected);
-        buffer.putBytes(offset + MAC_OFFSET, expected);
+        mac.sign(null, buffer, offset, MAC_OFFSET, DIGEST_LENGTH);
         return SIGNED_LENGTH;
     }
 
@@ -207,22 +188,7 @@ public final class HandOverBeginFlyweight {
      * @param mac HMAC of the job's secret ({@link #mac(byte[])}).
      * @return true when the frame carries an HMAC and it is the one of that secret (compared in constant time).
      */
-    public boolean verify(final Mac mac) {
-        if (header.encoding() != Encoding.HMAC_SHA256) {
-            return false;
-        }
-        compute(mac, expected);
-        header.buffer().getBytes(header.offset() + MAC_OFFSET, received);
-        return MessageDigest.isEqual(expected, received);
-    }
-
-    private void compute(final Mac mac, final byte[] out) {
-        header.buffer().getBytes(header.offset(), signed);
-        mac.update(signed);
-        try {
-            mac.doFinal(out, 0);
-        } catch (final ShortBufferException ex) {
-            throw new IllegalStateException(ex);
-        }
+    public boolean verify(final Hmac mac) {
+        return header.encoding() == Encoding.HMAC_SHA256 && mac.verify(null, header.buffer(), header.offset(), MAC_OFFSET, DIGEST_LENGTH);
     }
 }

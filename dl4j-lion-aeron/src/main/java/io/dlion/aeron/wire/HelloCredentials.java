@@ -1,51 +1,28 @@
 package io.dlion.aeron.wire;
 
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.Objects;
-
-import javax.crypto.Mac;
-import javax.crypto.ShortBufferException;
-import javax.crypto.spec.SecretKeySpec;
-
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The job's shared secret as a message authentication code: an HMAC-SHA256 over the first bytes of a message (its
- * header and the fields of its body before the MAC), written right after them. Both handshake frames use it: a worker's
- * {@link HelloFlyweight HELLO} proves the worker holds the secret, the server's {@link HelloAckFlyweight HELLO_ACK}
- * proves the server does, over the worker's nonce and the server's Aeron session. Not thread-safe: one instance per
- * server or worker thread.
+ * The job's shared secret as a message authentication code: an HMAC-SHA256 ({@link Hmac}, keyed with the secret) over
+ * the first bytes of a message (its header and the fields of its body before the MAC), written right after them. Both
+ * handshake frames use it: a worker's {@link HelloFlyweight HELLO} proves the worker holds the secret, the server's
+ * {@link HelloAckFlyweight HELLO_ACK} proves the server does, over the worker's nonce and the server's Aeron session.
+ * Not thread-safe: one instance per server or worker thread.
  */
 public final class HelloCredentials {
     /** Length of the MAC. */
-    public static final int MAC_LENGTH = 32;
+    public static final int MAC_LENGTH = Hmac.LENGTH;
     /** Shortest secret accepted, in bytes. */
-    public static final int MIN_SECRET_LENGTH = 16;
-    /** Longest signed prefix of a message. */
-    private static final int MAX_SIGNED_LENGTH = 256;
+    public static final int MIN_SECRET_LENGTH = Hmac.MIN_SECRET_LENGTH;
 
-    private static final String ALGORITHM = "HmacSHA256";
-    private final Mac mac;
-    private final byte[] signed = new byte[MAX_SIGNED_LENGTH];
-    private final byte[] expected = new byte[MAC_LENGTH];
-    private final byte[] received = new byte[MAC_LENGTH];
+    private final Hmac hmac;
 
     /**
      * @param secret the job's shared secret, at least {@value #MIN_SECRET_LENGTH} bytes.
      */
     public HelloCredentials(final byte[] secret) {
-        Objects.requireNonNull(secret, "secret");
-        if (secret.length < MIN_SECRET_LENGTH) {
-            throw new IllegalArgumentException("secret must be at least " + MIN_SECRET_LENGTH + " bytes, got " + secret.length);
-        }
-        try {
-            mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(secret, ALGORITHM));
-        } catch (final GeneralSecurityException ex) {
-            throw new IllegalStateException("HmacSHA256 unavailable", ex);
-        }
+        this.hmac = Hmac.of(secret);
     }
 
     /**
@@ -56,8 +33,7 @@ public final class HelloCredentials {
      * @param signedLength bytes covered by the MAC.
      */
     public void sign(final MutableDirectBuffer buffer, final int offset, final int signedLength) {
-        compute(buffer, offset, signedLength, expected);
-        buffer.putBytes(offset + signedLength, expected);
+        hmac.sign(null, buffer, offset, signedLength, MAC_LENGTH);
     }
 
     /**
@@ -67,18 +43,6 @@ public final class HelloCredentials {
      * @return true when the MAC matches (compared in constant time).
      */
     public boolean verify(final DirectBuffer buffer, final int offset, final int signedLength) {
-        compute(buffer, offset, signedLength, expected);
-        buffer.getBytes(offset + signedLength, received);
-        return MessageDigest.isEqual(expected, received);
-    }
-
-    private void compute(final DirectBuffer buffer, final int offset, final int signedLength, final byte[] out) {
-        buffer.getBytes(offset, signed, 0, signedLength);
-        mac.update(signed, 0, signedLength);
-        try {
-            mac.doFinal(out, 0);
-        } catch (final ShortBufferException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return hmac.verify(null, buffer, offset, signedLength, MAC_LENGTH);
     }
 }

@@ -48,11 +48,6 @@ public final class RemoteTransport implements VoteTransport {
      */
     public record Settings(int job, int workers, long params, VoteRule rule, Topology topology, String localHost,
         String aeronDir, byte[] secret, boolean frameMac, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
-
-        /** @return the same settings for a worker that rejoins the running job (from round 0, waiting for a donor). */
-        public Settings rejoining() {
-            return new Settings(job, workers, params, rule, topology, localHost, aeronDir, secret, frameMac, lossRate, 0, true, run, network);
-        }
     }
 
     /** @param s where the server is and how to reach it. */

@@ -1,0 +1,201 @@
+package io.dlion.testkit;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
+import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.wire.HelloAckFlyweight;
+import io.dlion.aeron.wire.HelloCredentials;
+import io.dlion.aeron.wire.HelloFlyweight;
+import io.dlion.aeron.wire.JoinNoticeFlyweight;
+import io.dlion.aeron.wire.MessageHeaderFlyweight;
+import io.dlion.aeron.wire.MessageType;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * One shard's server played by a test, frame by frame, on a real embedded driver over IPC: the test reads the worker's
+ * HELLOs and votes from {@link #votes()} and writes exactly the frames it chooses, in the order it chooses, to
+ * {@link #results()}. So an interleaving that a real server produces only under some timing (an answer that arrives
+ * late, a frame of a later round first) is forced deterministically, with the worker's real exchange.
+ * <pre>{@code
+ * try (PlayedServer server = PlayedServer.launch(1911, 1912)) {
+ *     AeronVoteExchange worker = server.connect(() -> new AeronVoteExchange(ctx.aeron(server.aeron()).shards(List.of(server.shard()))), null);
+ *     worker.submit(0, ...);
+ *     server.send(Frames.averageResult(...));
+ *     worker.await(0, ...);
+ * }
+ * }</pre>
+ */
+public final class PlayedServer implements AutoCloseable {
+    private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(10);
+
+    private final AeronRuntime runtime;
+    private final Subscription votes;
+    private final ExclusivePublication results;
+    private final int voteStreamId;
+    private final int resultStreamId;
+    private final HelloFlyweight helloIn = new HelloFlyweight();
+    private final UnsafeBuffer out = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
+
+    /** A HELLO the played server read: who said it, the round it named and its nonce (an answer must echo it). */
+    public record Hello(int jobId, int workerId, int shard, int wordOffset, long round, long paramCount, long nonce) {
+        /** @return true for a join HELLO. */
+        public boolean isJoin() {
+            return round == MessageHeaderFlyweight.JOIN_ROUND;
+        }
+    }
+
+    private PlayedServer(final int voteStreamId, final int resultStreamId) {
+        this.voteStreamId = voteStreamId;
+        this.resultStreamId = resultStreamId;
+        this.runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        try {
+            this.votes = runtime.aeron().addSubscription(Channels.ipc(), voteStreamId);
+            this.results = runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
+        } catch (final RuntimeException ex) {
+            CloseHelper.quietClose(runtime);
+            throw ex;
+        }
+    }
+
+    /**
+     * Launch an embedded driver and the played server's vote subscription and result publication on it.
+     *
+     * @param voteStreamId   the vote stream, distinct per test class.
+     * @param resultStreamId the result stream.
+     * @return the played server.
+     */
+    public static PlayedServer launch(final int voteStreamId, final int resultStreamId) {
+        return new PlayedServer(voteStreamId, resultStreamId);
+    }
+
+    /** @return the Aeron client the worker's exchange is made with. */
+    public Aeron aeron() {
+        return runtime.aeron();
+    }
+
+    /** @return the one shard, covering every parameter, on this server's streams. */
+    public ShardEndpoint shard() {
+        return new ShardEndpoint(0, 0, -1, Channels.ipc(), voteStreamId, Channels.ipc(), resultStreamId);
+    }
+
+    /** @return the server's vote subscription. */
+    public Subscription votes() {
+        return votes;
+    }
+
+    /** @return the server's result publication. */
+    public ExclusivePublication results() {
+        return results;
+    }
+
+    /**
+     * Read the vote stream until a HELLO arrives (other frames are skipped), 10 s at most.
+     *
+     * @return the HELLO.
+     */
+    public Hello takeHello() {
+        final Hello[] taken = {null};
+        final long deadline = System.nanoTime() + WAIT_NS;
+        while (taken[0] == null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no HELLO on " + votes.channel() + " stream " + voteStreamId);
+            }
+            votes.poll((buffer, offset, length, header) -> {
+                final HelloFlyweight hello = helloIn.wrapForRead(buffer, offset);
+                final MessageHeaderFlyweight h = hello.header();
+                if (taken[0] == null && h.type() == MessageType.HELLO) {
+                    taken[0] = new Hello(h.jobId(), h.workerId(), h.shard(), h.chunkWordOffset(), h.round(), hello.paramCount(), hello.nonce());
+                }
+            }, 1);
+            Thread.onSpinWait();
+        }
+        return taken[0];
+    }
+
+    /**
+     * Answer a HELLO with a HELLO_ACK that proves this server's result session.
+     *
+     * @param hello     the HELLO answered.
+     * @param joinRound the worker's first round while its join is pending, or {@link HelloAckFlyweight#NO_JOIN}.
+     * @param donor     the donor of that join, or {@link JoinNoticeFlyweight#NO_DONOR}.
+     * @param secret    the job's secret, or null.
+     */
+    public void answer(final Hello hello, final long joinRound, final int donor, final byte[] secret) {
+        final int length = new HelloAckFlyweight().wrap(out, 0).encode(hello.jobId(), joinRound, hello.wordOffset(), donor, hello.workerId(),
+            hello.shard(), hello.paramCount(), hello.nonce(), results.sessionId(), secret == null ? null : new HelloCredentials(secret));
+        send(new UnsafeBuffer(out, 0, length));
+    }
+
+    /**
+     * Broadcast a JOIN_NOTICE.
+     *
+     * @param jobId         of the job.
+     * @param joiningWorker the worker that (re)joins.
+     * @param firstRound    its first round.
+     * @param donor         its donor, or {@link JoinNoticeFlyweight#NO_DONOR}.
+     */
+    public void joinNotice(final int jobId, final int joiningWorker, final long firstRound, final int donor) {
+        final int length = new JoinNoticeFlyweight().wrap(out, 0).encode(jobId, firstRound, 0, donor, 0, joiningWorker);
+        send(new UnsafeBuffer(out, 0, length));
+    }
+
+    /**
+     * Connect a worker: run {@code connect} (which blocks until a server answers the worker's HELLO) on another thread,
+     * answer its first HELLO as a server that knows of no join, and return what it built.
+     *
+     * @param connect builds the worker's exchange.
+     * @param secret  the job's secret, or null.
+     * @param <T>     the exchange's type.
+     * @return the connected exchange (within 10 s).
+     * @throws Exception when connecting failed or took longer.
+     */
+    public <T> T connect(final Callable<T> connect, final byte[] secret) throws Exception {
+        return connectWith(connect, hello -> answer(hello, HelloAckFlyweight.NO_JOIN, JoinNoticeFlyweight.NO_DONOR, secret));
+    }
+
+    /**
+     * Connect a worker, answering its HELLOs as {@code handshake} chooses (it must prove the server to the worker).
+     *
+     * @param connect   builds the worker's exchange.
+     * @param handshake reads the worker's HELLOs from {@link #takeHello()} and answers.
+     * @param <T>       the exchange's type.
+     * @return the connected exchange (within 10 s).
+     * @throws Exception when connecting failed or took longer.
+     */
+    public <T> T connectWith(final Callable<T> connect, final java.util.function.Consumer<Hello> handshake) throws Exception {
+        final ExecutorService connecting = Executors.newSingleThreadExecutor();
+        try {
+            final Future<T> connected = connecting.submit(connect);
+            handshake.accept(takeHello());
+            return connected.get(10, TimeUnit.SECONDS);
+        } finally {
+            connecting.shutdownNow();
+        }
+    }
+
+    /** Offer until accepted (10 s at most). */
+    public void send(final byte[] frame) {
+        Frames.send(results, frame);
+    }
+
+    /** Offer the whole buffer until accepted (10 s at most). */
+    public void send(final DirectBuffer frame) {
+        Frames.send(results, frame);
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(results, votes, runtime);
+    }
+}
