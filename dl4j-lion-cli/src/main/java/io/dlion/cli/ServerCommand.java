@@ -1,6 +1,7 @@
 package io.dlion.cli;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -14,6 +15,8 @@ import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.DenseAggregationServer;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.job.Placement;
+import io.dlion.monitor.DLionMetrics;
+import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
@@ -72,6 +75,9 @@ public final class ServerCommand implements Callable<Integer> {
         + " (default: a majority of --workers).")
     int minVoters;
 
+    @Option(names = "--metrics-port", description = MonitorOptions.METRICS_PORT_HELP)
+    Integer metricsPort;
+
     @Option(names = "--status-interval", defaultValue = "10", description = "Seconds between summary lines, 0 for none (default: ${DEFAULT-VALUE}).")
     int statusInterval;
 
@@ -79,7 +85,7 @@ public final class ServerCommand implements Callable<Integer> {
     TransportOptions transport;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, java.io.IOException {
         final Placement placement = Placement.fromEnvironment(env);
         workers = placement.workersOr(workersFlag);
         if (transport.udp == null && transport.voteChannel == null && placement.serverHost() != null) {
@@ -121,7 +127,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (dense && frameMac) {
             throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
         }
-        try (AeronRuntime runtime = transport.launch()) {
+        try (DLionMetrics metrics = MonitorOptions.metrics(metricsPort); AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
                 .shard(shardIndex).paramRange(from, to)
@@ -146,6 +152,10 @@ public final class ServerCommand implements Callable<Integer> {
                 handOver = voteServer::handOverCounts;
                 layout = voteServer.layout();
             }
+            final ServerProbe.Readings readings = dense ? ServerProbe.Readings.of((DenseAggregationServer) agent)
+                : ServerProbe.Readings.of((AggregationServer) agent);
+            final List<DLionMetrics.Source> probes = metrics == null ? List.of()
+                : List.of(metrics.server(shardIndex, readings), metrics.driver(runtime.aeron()));
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, agent);
             Thread status = null;
             try {
@@ -165,6 +175,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.interrupt();
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
+                CloseHelper.closeAll(probes);
                 CloseHelper.close(runner);
                 printLine(serverCounters, handOver.get(), runtime.traffic(), System.out);
             }
