@@ -101,6 +101,29 @@ echo "$rates"
 [ "$(echo "$rates" | awk '$2 > 0' | wc -l)" = 3 ] || fail "3 workers with a rising round count"
 query 'histogram_quantile(0.99, sum by (le) (rate(dlion_worker_round_phase_seconds_bucket{phase="wait"}[30s])))' | sed 's/^/p99 wait (s): /'
 
+echo "== every query of docs/monitoring.md runs as written"
+# the code blocks of its PromQL section; a line that starts with a space continues the query above it
+python3 - "$ROOT/docs/monitoring.md" > "$WORK/queries.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+section = text[text.index("## PromQL"):text.index("### Checked with a real Prometheus")]
+for block in re.findall(r"```\n(.*?)```", section, re.S):
+    queries = []
+    for line in block.rstrip("\n").split("\n"):
+        if line.startswith(" ") and queries:
+            queries[-1] += " " + line.strip()
+        else:
+            queries.append(line)
+    for q in queries:
+        print(q)
+PY
+[ "$(wc -l < "$WORK/queries.txt")" -ge 10 ] || fail "the PromQL of docs/monitoring.md: $(cat "$WORK/queries.txt")"
+while IFS= read -r q; do
+    status=$(curl -s --get "http://127.0.0.1:$PROM/api/v1/query" --data-urlencode "query=$q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+    [ "$status" = success ] || fail "docs/monitoring.md query did not run: $q"
+done < "$WORK/queries.txt"
+echo "$(wc -l < "$WORK/queries.txt") queries run"
+
 echo "== ./dlion garbage at the server: sum by (reason) (increase(dlion_server_frames_rejected_total[1m])) > 0"
 ./dlion garbage --udp 127.0.0.1:$VOTE:$CONTROL --job 1 --workers 3 --params 203530 --server-has-secret --duration-s 5 \
     --status-interval 0 > "$WORK/garbage.log" 2>&1 || fail "./dlion garbage"

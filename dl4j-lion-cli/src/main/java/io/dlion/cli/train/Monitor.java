@@ -81,21 +81,29 @@ public final class Monitor implements AutoCloseable {
         return probe;
     }
 
-    /** Closes the probes handed out so far; for a try-with-resources that holds what they read. */
+    /** Closes probes; for a try-with-resources that holds what they read. */
     public interface Probes extends AutoCloseable {
         @Override
         void close();
     }
 
-    /** @return closes the probes handed out until then, when closed. */
-    public Probes probes() {
-        return this::closeProbes;
+    /** @return when closed, closes the probes handed out from now on (not those handed out before). */
+    public synchronized Probes probes() {
+        final int from = probes.size();
+        return () -> closeProbes(from);
     }
 
     /** Stop reading every probe handed out so far (waits for a scrape that is reading). */
-    public synchronized void closeProbes() {
-        CloseHelper.closeAll(probes);
-        probes.clear();
+    public void closeProbes() {
+        closeProbes(0);
+    }
+
+    private synchronized void closeProbes(final int from) {
+        if (from < probes.size()) {
+            final List<AutoCloseable> closing = probes.subList(from, probes.size());
+            CloseHelper.closeAll(closing);
+            closing.clear();
+        }
     }
 
     /** Close the probes, send the UI what is queued, stop the endpoint. */

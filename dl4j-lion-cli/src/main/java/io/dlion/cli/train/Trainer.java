@@ -332,7 +332,7 @@ public final class Trainer {
                     }
                 }
             }
-            monitor.closeProbes();
+            probesClosed.close();
             for (final DLionJob job : jobs) {
                 job.close();
             }
