@@ -29,6 +29,9 @@ final class MonitorOptions {
         if (metricsPort == null && ui == null) {
             return Monitor.NONE;
         }
+        if (uiEvery < 1) {
+            throw new IllegalArgumentException("--ui-every must be >= 1, got " + uiEvery);
+        }
         final DLionMetrics metrics = metrics(metricsPort);
         return new Monitor(metrics, ui == null ? null : DLionUi.remote(ui, session).reportEvery(uiEvery));
     }
@@ -40,6 +43,9 @@ final class MonitorOptions {
     static DLionMetrics metrics(final Integer port) throws IOException {
         if (port == null) {
             return null;
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--metrics-port must be in [0, 65535] (0: any free port), got " + port);
         }
         final DLionMetrics metrics;
         try {

@@ -39,7 +39,11 @@ public final class UiServerMain {
             + server.getPort() + ")");
         final CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.stop();
+            try {
+                server.stop();
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
             stop.countDown();
         }, "dlion-ui-stop"));
         stop.await();
