@@ -79,6 +79,11 @@ final class InProcessServer implements AutoCloseable {
             + server.context().resultChannel());
     }
 
+    /** @return the server, for its counters and membership. */
+    AggregationServer server() {
+        return server;
+    }
+
     /** @return the server's counters. */
     ServerCounters counters() {
         return server.counters();

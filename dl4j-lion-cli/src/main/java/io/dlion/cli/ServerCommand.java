@@ -1,6 +1,7 @@
 package io.dlion.cli;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -10,9 +11,11 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
-import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.server.Payload;
+import io.dlion.aeron.server.ServerCounters;
 import io.dlion.job.Placement;
+import io.dlion.monitor.DLionMetrics;
+import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -68,6 +71,9 @@ public final class ServerCommand implements Callable<Integer> {
         + " (default: a majority of --workers).")
     int minVoters;
 
+    @Option(names = "--metrics-port", description = MonitorOptions.METRICS_PORT_HELP)
+    Integer metricsPort;
+
     @Option(names = "--status-interval", defaultValue = "10", description = "Seconds between summary lines, 0 for none (default: ${DEFAULT-VALUE}).")
     int statusInterval;
 
@@ -75,7 +81,7 @@ public final class ServerCommand implements Callable<Integer> {
     TransportOptions transport;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, java.io.IOException {
         final Placement placement = Placement.fromEnvironment(env);
         workers = placement.workersOr(workersFlag);
         if (transport.udp == null && transport.voteChannel == null && placement.serverHost() != null) {
@@ -117,7 +123,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (dense && frameMac) {
             throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
         }
-        try (AeronRuntime runtime = transport.launch()) {
+        try (DLionMetrics metrics = MonitorOptions.metrics(metricsPort); AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
                 .shard(shardIndex).paramRange(from, to)
@@ -127,6 +133,8 @@ public final class ServerCommand implements Callable<Integer> {
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
             final AggregationServer server = new AggregationServer(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
             final ServerCounters serverCounters = server.counters();
+            final List<DLionMetrics.Source> probes = metrics == null ? List.of()
+                : List.of(metrics.server(shardIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
@@ -146,6 +154,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.interrupt();
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
+                CloseHelper.closeAll(probes);
                 CloseHelper.close(runner);
                 printLine(serverCounters, server.handOverCounts(), runtime.traffic(), System.out);
             }

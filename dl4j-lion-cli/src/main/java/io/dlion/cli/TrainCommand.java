@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
+import io.dlion.cli.train.Monitor;
 import io.dlion.cli.train.Trainer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,6 +20,9 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Mixin
     RunOptions opts = new RunOptions();
+
+    @Mixin
+    MonitorOptions monitor = new MonitorOptions();
 
     @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
     String optimizer;
@@ -62,7 +66,10 @@ public final class TrainCommand implements Callable<Integer> {
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
         TrainConfigs.topology(config, topology);
-        new Trainer(config, System.out).run();
+        try (Monitor m = monitor.open("dlion-train")) {
+            config.monitor = m;
+            new Trainer(config, System.out).run();
+        }
         return 0;
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Topology;
 import io.dlion.cli.train.DenseTransport;
+import io.dlion.cli.train.Monitor;
 import io.dlion.cli.train.Recovery;
 import io.dlion.cli.train.RemoteTransport;
 import io.dlion.cli.train.Sharing;
@@ -22,6 +23,7 @@ import io.dlion.cli.train.Trainer;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
+import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
@@ -40,6 +42,9 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Mixin
     RunOptions opts = new RunOptions();
+
+    @Mixin
+    MonitorOptions monitor = new MonitorOptions();
 
     @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
     String serverFlag;
@@ -294,6 +299,13 @@ public final class WorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final TrainConfig config = config();
+        try (Monitor m = monitor.open("dlion-job-" + job)) {
+            config.monitor = m;
+            return run(config);
+        }
+    }
+
+    private int run(final TrainConfig config) throws Exception {
         final VoteRule voteRule = sharing() == Sharing.DLION_AVG ? VoteRule.AVERAGE : VoteRule.MAJORITY;
         final Recovery recovery = recovery().validate();
         if (localRank >= 0 && Nd4j.getAffinityManager().getNumberOfDevices() > 1) {
@@ -314,7 +326,9 @@ public final class WorkerCommand implements Callable<Integer> {
         final boolean dense = sharing().isDense();
         if ((withServer && workerId == 0) || sharded()) {
             try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0,
-                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters, dense)) {
+                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters, dense);
+                 Monitor.Probes probes = config.monitor.probes()) {
+                config.monitor.server(sharded() ? workerId : 0, ServerProbe.Readings.of(hosted.server()));
                 if (dense) {
                     trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
                 } else {

@@ -39,12 +39,26 @@ public final class RoundTimes {
         }
     }
 
+    /**
+     * Sees every time as it is recorded, e.g. an exporter that keeps its own histograms for the whole run (these are
+     * reset between epochs). Called on the training thread: it must be quick and must not block.
+     */
+    @FunctionalInterface
+    public interface Observer {
+        /**
+         * @param phase a phase.
+         * @param nanos how long it took this round, as recorded.
+         */
+        void onRecord(Phase phase, long nanos);
+    }
+
     /** Longest time a histogram holds: one hour; longer phases are recorded as one hour. */
     public static final long HIGHEST_NANOS = 3_600_000_000_000L;
 
     private static final Phase[] PHASES = Phase.values();
     private final Histogram[] histograms = new Histogram[PHASES.length];
     private long roundEndNs = -1;
+    private volatile Observer observer;
 
     public RoundTimes() {
         for (int i = 0; i < histograms.length; i++) {
@@ -69,7 +83,19 @@ public final class RoundTimes {
      * @param nanos how long it took this round.
      */
     public void record(final Phase phase, final long nanos) {
-        histograms[phase.ordinal()].recordValue(Math.min(Math.max(nanos, 0), HIGHEST_NANOS));
+        final long value = Math.min(Math.max(nanos, 0), HIGHEST_NANOS);
+        histograms[phase.ordinal()].recordValue(value);
+        final Observer o = observer;
+        if (o != null) {
+            o.onRecord(phase, value);
+        }
+    }
+
+    /**
+     * @param observer sees every time recorded from now on (replaces the previous one), or null for none.
+     */
+    public void observer(final Observer observer) {
+        this.observer = observer;
     }
 
     /**

@@ -65,6 +65,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
     private final DLionSparkOptions options;
     private final String run;
     private final byte[] secret;
+    private final String progressHost;
+    private final int progressPort;
 
     /**
      * @param model   the initial model as DL4J's model zip, broadcast to the executors.
@@ -74,11 +76,22 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
      * @param secret  the job's secret: every HELLO to the server is authenticated with it.
      */
     BarrierTraining(final Broadcast<byte[]> model, final boolean graph, final DLionSparkOptions options, final String run, final byte[] secret) {
+        this(model, graph, options, run, secret, null, 0);
+    }
+
+    /**
+     * @param progressHost the driver's host, where the progress reports go, or null for none.
+     * @param progressPort the driver's progress port.
+     */
+    BarrierTraining(final Broadcast<byte[]> model, final boolean graph, final DLionSparkOptions options, final String run, final byte[] secret,
+        final String progressHost, final int progressPort) {
         this.model = model;
         this.graph = graph;
         this.options = options;
         this.run = run;
         this.secret = secret.clone();
+        this.progressHost = progressHost;
+        this.progressPort = progressPort;
     }
 
     @Override
@@ -115,8 +128,16 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         AgentRunner server = null;
         AeronVoteExchange exchange = null;
         DLionJob job = null;
+        TaskMonitor monitor = null;
+        JobProgress.Sender progress = null;
         try {
             aeron = AeronRuntime.launch(new AeronRuntime.Context());
+            if (options.metricsPort() >= 0 || options.ui() != null) {
+                monitor = TaskMonitor.open(options, worker, run, aeron);
+            }
+            if (progressHost != null) {
+                progress = new JobProgress.Sender(run, worker, options.progressMillis(), new InetSocketAddress(progressHost, progressPort));
+            }
             final boolean sharded = Topology.SHARDED.equals(options.topology());
             int votePort = -1;
             if (worker == 0 || sharded) {
@@ -131,6 +152,9 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final int chunkWords = topology.chunkWords(net.numParams(), Configuration.chunkWords());
             if (worker == 0 || sharded) {
                 server = startServer(aeron, topology, worker, workers, net.numParams(), chunkWords);
+                if (monitor != null) {
+                    monitor.server((AggregationServer) server.agent());
+                }
             }
             if (plan.roundsPerEpoch < 1) {
                 throw new IllegalArgumentException("worker " + plan.fewestBatchesWorker + "'s partition holds no full batch of batchSizePerWorker="
@@ -147,11 +171,14 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
             final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
                 .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
-                .listener(new TaskListener(ctx, store, options.checkpointEvery(), user));
+                .listener(new TaskListener(ctx, store, options.checkpointEvery(), user, progress, monitor == null ? null : monitor.listener()));
             if (resume >= 0) {
                 builder.checkpoints(store.dirOf(resume), 0).resume(true);
             }
             job = builder.build();
+            if (monitor != null) {
+                monitor.attach(job.model());
+            }
             final long startRound = job.round();
             job.fit();
             // every task holds the last round's result before the servers stop
@@ -164,6 +191,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         } finally {
             // close with the interrupt flag clear (Aeron's close waits for its threads), then set it again
             final boolean interrupted = watcher.stop();
+            // the monitor reads the exchange's and the driver's counters: closed before them
+            CloseHelper.quietCloseAll(monitor, progress);
             if (job != null) {
                 CloseHelper.quietClose(job);
             }
@@ -335,18 +364,26 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         }
     }
 
-    /** Stops a killed task between rounds, writes the checkpoints, then calls the user's listener. */
+    /**
+     * Stops a killed task between rounds, writes the checkpoints, then calls the user's listener, then the progress
+     * report and the metrics (each may be null).
+     */
     private static final class TaskListener implements DLionJob.Listener {
         private final BarrierTaskContext ctx;
         private final CheckpointStore store;
         private final int every;
         private final DLionJob.Listener user;
+        private final DLionJob.Listener progress;
+        private final DLionJob.Listener metrics;
 
-        TaskListener(final BarrierTaskContext ctx, final CheckpointStore store, final int every, final DLionJob.Listener user) {
+        TaskListener(final BarrierTaskContext ctx, final CheckpointStore store, final int every, final DLionJob.Listener user,
+            final DLionJob.Listener progress, final DLionJob.Listener metrics) {
             this.ctx = ctx;
             this.store = store;
             this.every = every;
             this.user = user;
+            this.progress = progress;
+            this.metrics = metrics;
         }
 
         @Override
@@ -360,12 +397,21 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (user != null) {
                 user.onRound(job, score);
             }
+            if (progress != null) {
+                progress.onRound(job, score);
+            }
+            if (metrics != null) {
+                metrics.onRound(job, score);
+            }
         }
 
         @Override
         public void onEpochEnd(final DLionJob job, final int epoch) {
             if (user != null) {
                 user.onEpochEnd(job, epoch);
+            }
+            if (metrics != null) {
+                metrics.onEpochEnd(job, epoch);
             }
         }
 

@@ -41,6 +41,12 @@ public final class DLionSparkOptions implements Serializable {
     private boolean shuffle;
     private long seed;
     private ListenerFactory listenerFactory;
+    private int metricsPort = -1;
+    private String uiUrl;
+    private long progressMillis = PROGRESS_MILLIS_DEFAULT;
+
+    /** Default interval of the driver's progress line. */
+    public static final long PROGRESS_MILLIS_DEFAULT = 10_000;
 
     /**
      * Makes each task's {@link DLionJob.Listener} on the executor (a listener itself is not sent; a factory is).
@@ -72,6 +78,11 @@ public final class DLionSparkOptions implements Serializable {
         require(serverRoundTimeoutMillis > 0, "serverRoundTimeoutMillis must be > 0, got " + serverRoundTimeoutMillis);
         require(votePort == 0 || votePort > 0 && votePort < 65535, "votePort must be 0 (any free port) or in [1, 65534], got " + votePort);
         topology = Topology.checkName(topology);
+        require(metricsPort >= -1 && metricsPort <= 65535 - MAX_WORKERS, "metricsPort must be -1 (none), 0 (any free port) or in [1, "
+            + (65535 - MAX_WORKERS) + "], got " + metricsPort);
+        require(uiUrl == null || uiUrl.startsWith("http://") || uiUrl.startsWith("https://"), "ui must be the UI server's"
+            + " http://HOST:PORT, got '" + uiUrl + "'");
+        require(progressMillis >= 0, "progressMillis must be >= 0 (0: no progress line), got " + progressMillis);
         return this;
     }
 
@@ -245,5 +256,51 @@ public final class DLionSparkOptions implements Serializable {
 
     public ListenerFactory listener() {
         return listenerFactory;
+    }
+
+    /**
+     * @param port every task serves Prometheus metrics on {@code http://<executor>:port + worker/metrics} (its worker, its
+     *             slice's server, its media driver, its JVM); 0: any free port, logged; -1 (default): none. Needs
+     *             {@code dl4j-lion-monitor} on the executors' classpath.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions metricsPort(final int port) {
+        this.metricsPort = port;
+        return this;
+    }
+
+    /** @return the first task's metrics port, -1 for none. */
+    public int metricsPort() {
+        return metricsPort;
+    }
+
+    /**
+     * @param url DL4J's training UI ({@code http://HOST:9000}, remote listener on) every task reports its worker's stats to,
+     *            under DL4J's worker id {@code worker-<id>}; null (default): none. Needs {@code dl4j-lion-monitor}.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions ui(final String url) {
+        this.uiUrl = url;
+        return this;
+    }
+
+    /** @return the UI's URL, or null. */
+    public String ui() {
+        return uiUrl;
+    }
+
+    /**
+     * @param millis the driver prints a progress line (round, rounds/s, loss, bytes) this often, fed by the tasks over
+     *               UDP to the driver's host; 0: none (default {@value #PROGRESS_MILLIS_DEFAULT}).
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions progressMillis(final long millis) {
+        this.progressMillis = millis;
+        return this;
+    }
+
+    /** @return the interval of the driver's progress line, 0 for none. */
+    public long progressMillis() {
+        return progressMillis;
     }
 }

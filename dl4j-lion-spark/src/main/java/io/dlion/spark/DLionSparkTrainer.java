@@ -145,8 +145,12 @@ public final class DLionSparkTrainer<M extends Model> {
         final byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         final Broadcast<byte[]> initial = sc.broadcast(serialize(network));
+        JobProgress progress = null;
         try {
-            final BarrierTraining task = new BarrierTraining(initial, network instanceof ComputationGraph, options, run, secret);
+            // the driver's progress line, fed by the tasks over UDP to the host Spark knows the driver by
+            progress = options.progressMillis() > 0 ? new JobProgress(run, options.progressMillis(), System.out) : null;
+            final BarrierTraining task = new BarrierTraining(initial, network instanceof ComputationGraph, options, run, secret,
+                progress == null ? null : sc.getConf().get("spark.driver.host", "127.0.0.1"), progress == null ? 0 : progress.port());
             final ClassTag<TaskReport> tag = ClassTag$.MODULE$.apply(TaskReport.class);
             sc.setJobDescription("D-Lion: " + partitions + " workers, " + options.epochs() + " epoch(s), run " + run);
             // the barrier stage ends in a shuffle: Spark retries a failed barrier ShuffleMapStage as a whole, but aborts the
@@ -155,7 +159,12 @@ public final class DLionSparkTrainer<M extends Model> {
                 .mapToPair(r -> new Tuple2<>(r.worker(), r)).partitionBy(new HashPartitioner(1)).values().collect());
             collected.sort(Comparator.comparingInt(TaskReport::worker));
             reports = List.copyOf(collected);
+        } catch (final java.net.SocketException ex) {
+            throw new UncheckedIOException("cannot open the driver's progress socket", ex);
         } finally {
+            if (progress != null) {
+                progress.close();
+            }
             sc.setJobDescription(null);
             initial.destroy();
         }

@@ -113,7 +113,8 @@ class SparkLocalTest {
     void shouldTrainBitIdenticalWhenEveryTaskServesASlice() throws Exception {
         final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
         final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64),
-            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("sharded"));
+            // every task also serves its metrics (worker, slice server, driver): the parameters are the same without them
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("sharded").metricsPort(0).progressMillis(100));
 
         final MultiLayerNetwork trained = trainer.fit(sc.parallelize(batches, WORKERS));
 
@@ -148,6 +149,15 @@ class SparkLocalTest {
         final IllegalArgumentException topology = assertThrows(IllegalArgumentException.class,
             () -> new DLionSparkOptions().batchSizePerWorker(8).topology("ring").conclude());
         assertTrue(topology.getMessage().contains("topology"), topology.getMessage());
+        final IllegalArgumentException metrics = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).metricsPort(-2).conclude());
+        assertTrue(metrics.getMessage().contains("metricsPort"), metrics.getMessage());
+        final IllegalArgumentException ui = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).ui("uihost:9000").conclude());
+        assertTrue(ui.getMessage().contains("ui"), ui.getMessage());
+        final IllegalArgumentException progress = assertThrows(IllegalArgumentException.class,
+            () -> new DLionSparkOptions().batchSizePerWorker(8).progressMillis(-1).conclude());
+        assertTrue(progress.getMessage().contains("progressMillis"), progress.getMessage());
     }
 
     @Test

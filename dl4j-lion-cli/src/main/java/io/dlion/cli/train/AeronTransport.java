@@ -40,6 +40,19 @@ final class AeronTransport implements VoteTransport {
     }
 
     @Override
+    public io.aeron.Aeron aeron() {
+        return job.aeron();
+    }
+
+    @Override
+    public void monitor(final Monitor monitor) {
+        monitor.driver(job.aeron());
+        for (int s = 0; s < job.shards().size(); s++) {
+            monitor.server(s, io.dlion.monitor.ServerProbe.Readings.of(job.server(s)));
+        }
+    }
+
+    @Override
     public void close() {
         job.close();
     }

@@ -115,6 +115,11 @@ public final class RemoteTransport implements VoteTransport {
     }
 
     @Override
+    public io.aeron.Aeron aeron() {
+        return runtime.aeron();
+    }
+
+    @Override
     public void close() {
         // what the media driver put on the network beyond the exchange's count: retransmissions and NAKs
         System.out.println("worker " + (exchange == null ? "-" : String.valueOf(exchange.workerId())) + " driver " + runtime.traffic());

@@ -46,6 +46,8 @@ public final class TrainConfig {
     java.util.function.Supplier<DenseTransport> denseRemote;
     /** Rejoin, hand-over and checkpoint settings of a worker process (null: none). */
     Recovery recovery;
+    /** What this process shows while it trains: metrics endpoint, DL4J's UI. */
+    public Monitor monitor = Monitor.NONE;
 
     /** @return the learning rate, or the default of the optimizer when none was given. */
     double learningRate() {

@@ -31,6 +31,7 @@ import io.dlion.exchange.RoundTimes;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.job.DirectoryHandOver;
+import io.dlion.monitor.WorkerProbe;
 import io.dlion.testkit.HostileExchange;
 import io.dlion.vote.VoteRule;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
@@ -234,7 +235,9 @@ public final class Trainer {
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         final List<DLionJob> jobs = new ArrayList<>();
         try (VoteTransport transport = config.remote != null ? config.remote.get()
-            : VoteTransport.open(config.transport, config.topology, n, rule, models.get(0).numParams())) {
+            : VoteTransport.open(config.transport, config.topology, n, rule, models.get(0).numParams());
+             // closed first: the probes read the exchanges' and the driver's counters
+             Monitor.Probes probesClosed = config.monitor.probes()) {
             final List<ExchangeCounters> counters = new ArrayList<>();
             final List<Future<VoteExchange>> connecting = new ArrayList<>();
             for (final int id : local) {
@@ -242,6 +245,9 @@ public final class Trainer {
             }
             final double[] loss = new double[k];
             final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
+            final Monitor monitor = config.monitor;
+            transport.monitor(monitor);
+            final List<WorkerProbe> probes = new ArrayList<>();
             for (int i = 0; i < k; i++) {
                 final VoteExchange real = connecting.get(i).get(120, TimeUnit.SECONDS);
                 final VoteExchange exchange = local[i] < config.hostile
@@ -250,13 +256,17 @@ public final class Trainer {
                 final ShardIterator shard = new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i],
                     augmentation(local[i]));
                 final int w = i;
-                final Progress[] progress = new Progress[1];
+                final WorkerProbe probe = monitor.worker(local[i]);
+                probes.add(probe);
                 final DLionJob.Builder builder = DLionJob.builder(models.get(i), shard, exchange)
                     .epochs(config.epochs).roundsPerEpoch(stepsPerEpoch).roundTimeoutMillis(timeoutMs)
                     .listener(new DLionJob.Listener() {
                         @Override
                         public void onRound(final DLionJob job, final double score) {
                             loss[w] += score;
+                            if (probe != null) {
+                                probe.onRound(job, score);
+                            }
                             if (w == 0) {
                                 progress(job, stepsPerEpoch).step(score, sum(counters, true), sum(counters, false),
                                     job.accumulator().currentStats().times());
@@ -283,6 +293,10 @@ public final class Trainer {
                 final DLionJob job = builder.build();
                 jobs.add(job);
                 models.set(i, job.model());
+                if (probe != null) {
+                    probe.bind(job);
+                }
+                monitor.attachUi(job.model(), local[i]);
             }
             final long start = System.nanoTime();
             while (!jobs.get(0).done()) {
@@ -309,8 +323,16 @@ public final class Trainer {
                     times.add(job.accumulator().currentStats().times());
                     job.accumulator().currentStats().times().reset();
                 }
-                metrics.add(epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k, start, times));
+                final EpochMetrics done = epochDone(epoch, rounds, models.get(0), test, meanLoss, sum(counters, true), sum(counters, false), k,
+                    start, times);
+                metrics.add(done);
+                for (final WorkerProbe probe : probes) {
+                    if (probe != null) {
+                        probe.testAccuracy(epoch, done.testAccuracy);
+                    }
+                }
             }
+            probesClosed.close();
             for (final DLionJob job : jobs) {
                 job.close();
             }

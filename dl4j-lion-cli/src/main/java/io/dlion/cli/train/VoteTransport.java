@@ -32,6 +32,20 @@ public interface VoteTransport extends AutoCloseable {
         // nothing is buffered for a worker of an in-process job
     }
 
+    /** @return a client of the media driver this transport runs on, for its metrics; null: none (in-process hub). */
+    default io.aeron.Aeron aeron() {
+        return null;
+    }
+
+    /**
+     * Show what this transport runs in this process (its media driver; the servers of a job in one JVM) on the monitor.
+     *
+     * @param monitor the process's monitor.
+     */
+    default void monitor(final Monitor monitor) {
+        monitor.driver(aeron());
+    }
+
     @Override
     void close();
 
