@@ -426,7 +426,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private int publishNoticesThenResults() {
         int work = 0;
         for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
-            final long joinRound = membership.pendingJoinRound(w);
+            final long joinRound = membership.answerJoinRound(w);
             if (!publisher.publishHelloAck(w, answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
                 joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), answerCredentials)) {
                 return work;

@@ -191,11 +191,16 @@ final class Membership {
     }
 
     /**
+     * What a HELLO_ACK to this worker says about its join: the first round of a join that is pending, or of the join
+     * that bound its session (also once that round has opened: a joining worker whose first answers and the JOIN_NOTICE
+     * went out before its image of the new destination was set up learns its round from a later answer, instead of
+     * waiting for a notice that will not come again), else -1. A worker that has joined ignores it.
+     *
      * @param worker a worker id of the job.
-     * @return its first round when its join is pending (announced, and that round not opened yet), else -1.
+     * @return its first round, or -1.
      */
-    long pendingJoinRound(final int worker) {
-        return joinPending.contains(worker) ? joinRound[worker] : -1;
+    long answerJoinRound(final int worker) {
+        return joinPending.contains(worker) || joinHello.contains(worker) ? joinRound[worker] : -1;
     }
 
     /**
