@@ -54,8 +54,8 @@ class LogBufferMemoryTest {
         final int chunkWords = topology.chunkWords(PARAMS, Configuration.chunkWords());
         final List<AeronRuntime> drivers = new ArrayList<>();
         final List<AgentRunner> servers = new ArrayList<>();
-        final List<AeronVoteExchange> workers = new ArrayList<>();
-        final ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, 16));
+        final List<AeronVoteExchange> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final ExecutorService pool = Executors.newFixedThreadPool(n);
         final java.util.concurrent.atomic.AtomicReference<Throwable> serverError = new java.util.concurrent.atomic.AtomicReference<>();
         try {
             final AeronRuntime measured = launch(drivers);
@@ -78,23 +78,24 @@ class LogBufferMemoryTest {
                 servers.add(runner);
                 AgentRunner.startOnThread(runner);
             }
-            final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                final int id = i;
-                connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                    .aeron(rank[id].aeron()).jobId(3).workerId(id).workers(n).paramCount(PARAMS).rule(VoteRule.MAJORITY).chunkWords(chunkWords)
-                    .shards(topology.endpoints(PARAMS, chunkWords, n, "127.0.0.1")).connectTimeoutNs(TimeUnit.SECONDS.toNanos(60)))));
-            }
-            for (final Future<AeronVoteExchange> f : connecting) {
-                workers.add(f.get(120, TimeUnit.SECONDS));
-            }
+            // a worker reads its results while the others connect, as a training worker does between rounds: the servers'
+            // answers to the others' HELLOs share the result stream, whose flow control waits for the slowest reader
+            final java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(n);
             final long[][] votes = NaiveVote.randomVotes(n, n, PARAMS);
             final List<Future<RoundResult>> rounds = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                final AeronVoteExchange w = workers.get(i);
-                final long[] vote = votes[i];
+                final int id = i;
                 rounds.add(pool.submit(() -> {
-                    w.submit(0, vote, PARAMS);
+                    final AeronVoteExchange w = new AeronVoteExchange(new AeronVoteExchange.Context()
+                        .aeron(rank[id].aeron()).jobId(3).workerId(id).workers(n).paramCount(PARAMS).rule(VoteRule.MAJORITY)
+                        .chunkWords(chunkWords).shards(topology.endpoints(PARAMS, chunkWords, n, "127.0.0.1"))
+                        .connectTimeoutNs(TimeUnit.SECONDS.toNanos(60)));
+                    workers.add(w);
+                    connected.countDown();
+                    while (!connected.await(1, TimeUnit.MILLISECONDS)) {
+                        w.pollIdle();
+                    }
+                    w.submit(0, votes[id], PARAMS);
                     return w.await(0, 60_000);
                 }));
             }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
@@ -62,6 +63,13 @@ class ManyWorkersTest {
             final List<VoteExchange> exchanges = new ArrayList<>();
             for (int w = 0; w < n; w++) {
                 exchanges.add(job.exchange(w));
+                if (w % 32 == 31) {
+                    // read the answers to the others' HELLOs, as a training worker does between rounds: they share the
+                    // result stream, which waits for its slowest reader
+                    for (final VoteExchange connected : exchanges) {
+                        ((AeronVoteExchange)connected).pollIdle();
+                    }
+                }
             }
             for (long round = 0; round < 2; round++) {
                 final long[][] votes = NaiveVote.randomVotes(31L * n + round + rule.ordinal(), n, params);
