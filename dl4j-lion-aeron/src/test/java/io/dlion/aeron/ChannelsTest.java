@@ -105,4 +105,11 @@ class ChannelsTest {
         assertTrue(cubicWindow[0] > 0, "the image runs CUBIC congestion control");
         assertTrue(cubicWindow[0] <= window, "CUBIC's window " + cubicWindow[0] + " stays within the channel's " + window);
     }
+
+    @Test
+    void shouldGiveIpcStreamsTheTermsOfTheirBusiestLink() {
+        assertEquals("aeron:ipc?mtu=8k|term-length=2097152", Channels.ipc(1), "one stream: four 512 KiB windows");
+        assertEquals("aeron:ipc?mtu=8k|term-length=131072", Channels.ipc(16));
+        assertEquals("aeron:ipc?mtu=8k|term-length=65536", Channels.ipc(130), "65 sharded workers: Aeron's smallest term");
+    }
 }

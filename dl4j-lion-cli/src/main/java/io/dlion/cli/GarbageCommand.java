@@ -55,7 +55,7 @@ public final class GarbageCommand implements Callable<Integer> {
     @Option(names = "--job", required = true, description = "Job id of the server (garbage of the right job goes furthest).")
     int job;
 
-    @Option(names = "--workers", required = true, description = "Number of workers of the job (1..64).")
+    @Option(names = "--workers", required = true, description = "Number of workers of the job (1..1024).")
     int workers;
 
     @Option(names = "--params", required = true, description = "Parameter count of the whole vector, as the server's.")

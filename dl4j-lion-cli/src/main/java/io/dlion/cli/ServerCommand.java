@@ -36,7 +36,7 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
     int job;
 
-    @Option(names = "--workers", description = "Number of workers that vote (1..64) (default: the scheduler's: SLURM_NTASKS, WORLD_SIZE,"
+    @Option(names = "--workers", description = "Number of workers that vote (1..1024) (default: the scheduler's: SLURM_NTASKS, WORLD_SIZE,"
         + " OMPI_COMM_WORLD_SIZE).")
     Integer workersFlag;
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -62,9 +63,10 @@ class TrainCommandTest {
 
     /**
      * The judged job: 65 workers (a voter set of two words), every one serving a slice over Aeron IPC in this JVM, end
-     * with the parameters of the in-process hub bit for bit, MaVo and Avg.
+     * with the parameters of the in-process hub bit for bit, MaVo and Avg. A few minutes: 4,225 vote streams in one driver.
      */
     @Test
+    @Tag("slow")
     void shouldTrainSixtyFiveWorkersShardedOverAeronToTheInProcessHashes(@TempDir final Path out) throws Exception {
         for (final String sharing : new String[] {"dlion-mavo", "dlion-avg"}) {
             final String inproc = sixtyFiveWorkers(out.resolve(sharing + "-inproc"), sharing, "--transport", "inproc");

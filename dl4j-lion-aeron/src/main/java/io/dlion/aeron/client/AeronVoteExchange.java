@@ -340,13 +340,24 @@ public final class AeronVoteExchange implements VoteExchange {
     private void connect() {
         final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
         final IdleStrategy idle = ctx.idleStrategy;
-        for (final ShardState shard : shards) {
-            while (!shard.connected()) {
-                if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                    throw new IllegalStateException(shard.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+        while (true) {
+            // every shard is read on every pass, the connected ones too: the answers to the other workers' HELLOs share
+            // a server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers)
+            int work = 0;
+            ShardState waiting = null;
+            for (final ShardState shard : shards) {
+                work += shard.maintain() + shard.poll();
+                if (waiting == null && !shard.connected()) {
+                    waiting = shard;
                 }
-                idle.idle(shard.maintain() + shard.poll());
             }
+            if (waiting == null) {
+                return;
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+            }
+            idle.idle(work);
         }
     }
 
