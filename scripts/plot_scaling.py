@@ -2,8 +2,10 @@
 """Round time against the number of workers, from lab runs: one series per method, one run directory per N.
 
 Each run directory is a scripts/netlab.sh --exchange (or --gloo) output; the round times are worker 0's
-("round R ... micros T" lines in worker-0.log), rounds 1 to the last (round 0 includes connecting). Prints a Markdown
-table (median and p90 per N) and writes an SVG plot with a logarithmic time axis (no plotting library needed).
+("round R ... micros T" lines in worker-0.log), rounds 1 to the last (round 0 includes connecting). A series may also
+give its medians literally, N:SECONDS pairs (a run measured earlier, whose directory is gone; say so where it is shown).
+Prints a Markdown table (median and p90 per N) and writes an SVG plot with a logarithmic time axis (no plotting library
+needed).
 
   python3 scripts/plot_scaling.py --workers 4,8,16 --out docs/img/scaling-round-vs-n.svg \
       --series "gloo ring all-reduce, fp32=runs/gloo-ar-{n}" --series "sharded D-Lion=runs/dlion-sh-{n}"
@@ -80,7 +82,8 @@ def svg(series, workers, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", required=True, help="comma-separated N, e.g. 4,8,16")
-    ap.add_argument("--series", action="append", required=True, help="NAME=DIR with {n} for the number of workers")
+    ap.add_argument("--series", action="append", required=True,
+                    help="NAME=DIR with {n} for the number of workers, or NAME=N:SECONDS,N:SECONDS,...")
     ap.add_argument("--out", required=True, help="the SVG to write")
     args = ap.parse_args()
     workers = [int(n) for n in args.workers.split(",")]
@@ -89,11 +92,18 @@ def main():
     print("|---" * (len(workers) + 1) + "|")
     for spec in args.series:
         name, _, template = spec.partition("=")
-        if "{n}" not in template:
-            sys.exit(f"plot_scaling: --series {spec!r} needs NAME=DIR with {{n}}")
         points = {}
         cells = []
-        for n in workers:
+        if "{n}" not in template:
+            try:
+                given = {int(k): float(v) for k, v in (pair.split(":") for pair in template.split(","))}
+            except ValueError:
+                sys.exit(f"plot_scaling: --series {spec!r} needs NAME=DIR with {{n}}, or NAME=N:SECONDS,...")
+            for n in workers:
+                if n in given:
+                    points[n] = given[n]
+                cells.append(f"{given[n]:.3f} s" if n in given else "-")
+        for n in workers if "{n}" in template else []:
             times = round_seconds(template.format(n=n))
             if times:
                 points[n] = statistics.median(times)
