@@ -40,7 +40,7 @@ def p90(values):
 
 
 def svg(series, workers, out):
-    width, height, left, right, top, bottom = 720, 440, 70, 250, 30, 50
+    width, height, left, right, top, bottom = 820, 440, 70, 330, 30, 50
     values = [v for _, points in series for v in points.values()]
     low = 10 ** math.floor(math.log10(min(values)))
     high = 10 ** math.ceil(math.log10(max(values)))
