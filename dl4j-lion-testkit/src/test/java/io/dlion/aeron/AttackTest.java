@@ -227,15 +227,13 @@ class AttackTest {
             final Future<List<AeronVoteExchange>> connectingA = pool.submit(() -> connect(a));
             final List<AeronVoteExchange> workersB = connect(b);
             final List<AeronVoteExchange> workersA = connectingA.get(60, TimeUnit.SECONDS);
-            final Future<?> jobA = pool.submit(() -> rounds(workersA, SEED, 0, 8));
-            rounds(workersB, SEED + 1, 0, 8);
-            jobA.get(60, TimeUnit.SECONDS);
+            // each job closes its exchanges once its rounds are done, as a job does: over IPC an open subscription
+            // that no longer polls holds back every publication on its stream, the other job's results included
+            final Future<Long> jobA = pool.submit(() -> roundsThenClose(workersA, SEED));
+            roundsThenClose(workersB, SEED + 1);
+            final long unproven = jobA.get(60, TimeUnit.SECONDS);
 
             final ServerCounters serverA = a.serverCounters();
-            long unproven = 0;
-            for (final AeronVoteExchange w : workersA) {
-                unproven += w.workerCounters().unprovenFrames().get();
-            }
             if (transport == LocalAeronJob.Transport.IPC) {
                 assertTrue(serverA.rejected(RejectReason.BAD_CREDENTIALS).get() >= N, "the other job's HELLOs refused: "
                     + serverA.rejected(RejectReason.BAD_CREDENTIALS).get());
@@ -248,6 +246,17 @@ class AttackTest {
             b.close();
             a.close();
         }
+    }
+
+    /** @return the result frames of unproven images the workers dropped, read before they are closed. */
+    private long roundsThenClose(final List<AeronVoteExchange> workers, final long seed) throws Exception {
+        rounds(workers, seed, 0, 8);
+        long unproven = 0;
+        for (final AeronVoteExchange w : workers) {
+            unproven += w.workerCounters().unprovenFrames().get();
+        }
+        CloseHelper.closeAll(workers);
+        return unproven;
     }
 
     private LocalAeronJob launch(final LocalAeronJob.Transport transport, final byte[] secret, final String sharedDriver) {
