@@ -87,7 +87,7 @@ class JobProgressTest {
                 Thread.sleep(20);
             }
             assertEquals(dropped + 3, progress.dropped(), "another run's, a malformed and a foreign datagram are dropped and counted");
-            assertFalse(progress.accept("dlion-progress run-7 64 1 2 0.5 3 4"), "a worker id beyond the job's limit");
+            assertFalse(progress.accept("dlion-progress run-7 " + DLionSparkOptions.MAX_WORKERS + " 1 2 0.5 3 4"), "a worker id beyond the job's limit");
         }
     }
 }
