@@ -2,11 +2,15 @@ package io.dlion.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code --topology}, {@code --hosts} and {@code --port}: a wrong or missing value is refused with exit 2, naming it. */
@@ -22,16 +26,13 @@ class TopologyOptionsTest {
     /** Under Slurm a sharded worker needs no --hosts: rank r's host follows from the node list and the tasks per node. */
     @Test
     void shouldTakeEveryRanksHostFromSlurmWhenHostsAreNotGiven() {
-        final WorkerCommand worker = new WorkerCommand();
-        new CommandLine(worker).parseArgs("--job", "1", "--insecure", "--topology", "sharded", "--vote-port", "40200", "--out", "target/unused");
-        worker.env = java.util.Map.of("SLURM_NTASKS", "4", "SLURM_PROCID", "2", "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE", "2(x2)");
+        final WorkerCommand worker = placedWorker(Map.of("SLURM_NTASKS", "4", "SLURM_PROCID", "2", "SLURM_JOB_NODELIST", "n[1-2]",
+            "SLURM_TASKS_PER_NODE", "2(x2)"), "--vote-port", "40200");
         worker.config();
         assertEquals("sharded[n1:40200:40201, n1:40202:40203, n2:40204:40205, n2:40206:40207]", worker.topology().toString());
 
-        final WorkerCommand torchrun = new WorkerCommand();
-        new CommandLine(torchrun).parseArgs("--job", "1", "--insecure", "--topology", "sharded", "--out", "target/unused");
-        torchrun.env = java.util.Map.of("WORLD_SIZE", "2", "RANK", "0", "MASTER_ADDR", "h0");
-        final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, torchrun::config);
+        final WorkerCommand torchrun = placedWorker(Map.of("WORLD_SIZE", "2", "RANK", "0", "MASTER_ADDR", "h0"));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, torchrun::config);
         assertTrue(e.getMessage().contains("--hosts") && e.getMessage().contains("DLION_HOSTS"), e.getMessage());
     }
 
@@ -70,5 +71,15 @@ class TopologyOptionsTest {
         cli.setErr(new PrintWriter(err, true));
         assertEquals(2, cli.execute(args), String.join(" ", args) + ": " + err);
         assertTrue(err.toString().contains(named), "names " + named + ": " + err);
+    }
+
+    /** @return a sharded worker without --hosts, its options parsed, in the scheduler environment given. */
+    private static WorkerCommand placedWorker(final Map<String, String> env, final String... options) {
+        final WorkerCommand worker = new WorkerCommand();
+        final List<String> args = new ArrayList<>(List.of("--job", "1", "--insecure", "--topology", "sharded", "--out", "target/unused"));
+        args.addAll(List.of(options));
+        new CommandLine(worker).parseArgs(args.toArray(new String[0]));
+        worker.env = env;
+        return worker;
     }
 }
