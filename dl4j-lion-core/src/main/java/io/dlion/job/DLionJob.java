@@ -257,12 +257,16 @@ public final class DLionJob implements AutoCloseable {
 
     /**
      * This worker's round result was lost: take a live worker's parameters and go on, with at most {@code rejoinAttempts}
-     * attempts, each reported.
+     * attempts, each reported (none when it is 0: rejoin is off).
      *
      * @throws IllegalStateException saying why, when the job cannot rejoin or no attempt succeeded.
      */
     private void rejoin(final RejoinRequiredException lost) {
         final int id = exchange.workerId();
+        if (rejoinAttempts == 0) {
+            throw new IllegalStateException("worker " + id + " cannot rejoin the job: rejoin is off (rejoinAttempts=0); "
+                + lost.getMessage(), lost);
+        }
         if (handOver == null) {
             throw new IllegalStateException("worker " + id + " cannot rejoin the job: it has no hand-over to take a live worker's"
                 + " parameters with (DLionJob.Builder.handOver); " + lost.getMessage(), lost);
@@ -501,8 +505,9 @@ public final class DLionJob implements AutoCloseable {
 
         /**
          * @param attempts how often the job tries to rejoin, each time it must (a round result lost mid-job), or at its
-         *                 start with {@link #rejoin(boolean) rejoin(true)}, before it fails saying why; >= 1 (default
-         *                 {@value #REJOIN_ATTEMPTS_DEFAULT}).
+         *                 start with {@link #rejoin(boolean) rejoin(true)}, before it fails saying why; >= 0 (default
+         *                 {@value #REJOIN_ATTEMPTS_DEFAULT}). 0: rejoin is off, a lost round result fails the job at once
+         *                 (its {@link #handOver} still serves a rejoining worker as donor).
          * @return this for a fluent API.
          */
         public Builder rejoinAttempts(final int attempts) {
@@ -538,7 +543,8 @@ public final class DLionJob implements AutoCloseable {
             require(!(rejoin && resume), "rejoin and resume exclude each other: rejoin takes a live donor's parameters, resume this"
                 + " worker's own checkpoint");
             require(!rejoin || handOver != null, "rejoin needs a handOver (where the donor's parameters come from)");
-            require(rejoinAttempts >= 1, "rejoinAttempts must be >= 1, got " + rejoinAttempts);
+            require(rejoinAttempts >= 0, "rejoinAttempts must be >= 0, got " + rejoinAttempts);
+            require(!rejoin || rejoinAttempts >= 1, "rejoin needs rejoinAttempts >= 1, got " + rejoinAttempts);
             if (handOver != null) {
                 handOver.bind(exchange);
             }

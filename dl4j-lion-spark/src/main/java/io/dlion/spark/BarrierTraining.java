@@ -18,9 +18,13 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
+import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
+import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.dist.JobRun;
+import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -51,8 +55,14 @@ import scala.runtime.AbstractFunction1;
  *   <li>{@code barrier()}: every task has the last round's result before task 0 stops the server; report the
  *       parameters' SHA-256 (and from task 0 the model) to the driver.</li>
  * </ol>
- * A task the scheduler kills (another task of the stage failed) is interrupted by a watcher, so it stops waiting for
- * a round that will not come; Spark then runs the whole stage again, which resumes from the checkpoints.
+ * A task that stalls past the servers' round deadline is left out of that round (the others go on while at least
+ * {@link DLionSparkOptions#minVoters(int)} vote) and reads its result late, as every task applies every round. A task
+ * whose round result is lost for good ({@code RejoinRequiredException}: a later round's frame came first, or a server
+ * told it to rejoin) rejoins inside the stage: its {@link DLionJob} takes a live task's parameters through the
+ * network hand-over that slice 0's server relays, at most {@link DLionSparkOptions#rejoinAttempts(int)} attempts, each
+ * logged; a task that cannot rejoin fails saying why. A task the scheduler kills (another task of the stage failed, or
+ * its process died) is interrupted by a watcher, so it stops waiting for a round that will not come; Spark then runs
+ * the whole stage again, which resumes from the checkpoints.
  */
 final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<DataSet>, scala.collection.Iterator<TaskReport>>
     implements Serializable {
@@ -119,7 +129,9 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         final String host = hostOf(infos[worker].address());
         final PartitionBatches batches = new PartitionBatches(PartitionBatches.cut(partition, options.batchSizePerWorker()),
             options.shuffle(), options.seed(), worker);
-        final CheckpointStore store = options.checkpointDir() == null ? null : new CheckpointStore(Path.of(options.checkpointDir(), run), worker);
+        final JobRun jobRun = new JobRun(options.jobId(), run);
+        final CheckpointStore store = options.checkpointDir() == null ? null
+            : new CheckpointStore(Path.of(options.checkpointDir(), run), worker, jobRun);
         final TreeSet<Long> checkpoints = store == null ? new TreeSet<>() : store.rounds();
         final Model net = restore();
 
@@ -127,6 +139,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         AeronRuntime aeron = null;
         AgentRunner server = null;
         AeronVoteExchange exchange = null;
+        AeronHandOver handOver = null;
         DLionJob job = null;
         TaskMonitor monitor = null;
         JobProgress.Sender progress = null;
@@ -164,13 +177,22 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             LOG.log(System.Logger.Level.INFO, String.format("D-Lion worker %d of %d, stage attempt %d: %d rounds per epoch, %s; %s", worker,
                 workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, topology));
 
-            exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+            // slice 0's result channel tagged: the hand-over's subscription to slice 0's relay shares its endpoint
+            final List<ShardEndpoint> endpoints = topology.endpoints(net.numParams(), chunkWords, workers, host, aeron.aeron().nextCorrelationId());
+            final AeronVoteExchange.Context exchangeCtx = new AeronVoteExchange.Context()
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
-                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords)
-                .shards(topology.endpoints(net.numParams(), chunkWords, workers, host)));
+                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords).shards(endpoints);
+            if (options.rejoinAttempts() > 0) {
+                // a task that lost a round takes a live task's parameters, relayed by slice 0's server; every task can donate
+                handOver = new AeronHandOver(new AeronHandOver.Context().aeron(aeron.aeron()).jobId(options.jobId()).workers(workers)
+                    .workerId(worker).run(jobRun).secret(secret).shard(endpoints.get(0)));
+                exchangeCtx.sideAgent(handOver);
+            }
+            exchange = new AeronVoteExchange(exchangeCtx);
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
-            final DLionJob.Builder builder = DLionJob.builder(net, batches, exchange).epochs(options.epochs())
-                .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis())
+            final DLionJob.Builder builder = DLionJob.builder(net, batches, decorated(exchange, worker, attempt)).epochs(options.epochs())
+                .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis()).run(jobRun)
+                .handOver(handOver).rejoinAttempts(options.rejoinAttempts())
                 .listener(new TaskListener(ctx, store, options.checkpointEvery(), user, progress, monitor == null ? null : monitor.listener()));
             if (resume >= 0) {
                 builder.checkpoints(store.dirOf(resume), 0).resume(true);
@@ -196,11 +218,15 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (job != null) {
                 CloseHelper.quietClose(job);
             }
-            CloseHelper.quietCloseAll(exchange, server, aeron);
+            CloseHelper.quietCloseAll(exchange, handOver, server, aeron);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private VoteExchange decorated(final VoteExchange exchange, final int worker, final int attempt) {
+        return options.exchangeDecorator() == null ? exchange : options.exchangeDecorator().wrap(exchange, worker, attempt);
     }
 
     private Model restore() throws IOException {
@@ -216,7 +242,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             .chunkWords(chunkWords).slice(topology, slice)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
-            .minVoters(workers));                          // every task votes in every round, or the stage fails and is retried
+            .minVoters(options.quorum(workers)));       // a late task is left out of the round, a rejoining one waited for no longer
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
             ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex), null, server);
         AgentRunner.startOnThread(runner);
@@ -415,12 +441,12 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             }
         }
 
+        /** Logged on the executor (a rejoin attempt, a hand-over, a resume), and given to the user's listener. */
         @Override
         public void onEvent(final String message) {
+            LOG.log(System.Logger.Level.INFO, message);
             if (user != null) {
                 user.onEvent(message);
-            } else {
-                LOG.log(System.Logger.Level.INFO, message);
             }
         }
     }

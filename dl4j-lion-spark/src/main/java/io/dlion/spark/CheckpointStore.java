@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.TreeSet;
 
 import io.dlion.dist.DLionCheckpoint;
+import io.dlion.dist.JobRun;
 import io.dlion.job.DLionJob;
 
 /**
@@ -24,14 +25,17 @@ final class CheckpointStore {
 
     private final Path run;
     private final int worker;
+    private final JobRun jobRun;
 
     /**
      * @param run    the directory of this {@code fit}'s checkpoints.
      * @param worker the task's worker id.
+     * @param jobRun the job and run id every checkpoint carries (a resume refuses another's).
      */
-    CheckpointStore(final Path run, final int worker) {
+    CheckpointStore(final Path run, final int worker, final JobRun jobRun) {
         this.run = run;
         this.worker = worker;
+        this.jobRun = jobRun;
     }
 
     /** @return the directory of round {@code round}'s checkpoints (one file per worker). */
@@ -65,7 +69,7 @@ final class CheckpointStore {
      * @param job the job, between two rounds.
      */
     void write(final DLionJob job) {
-        DLionCheckpoint.write(DLionJob.checkpointOf(dirOf(job.round()), worker), job.model(), job.accumulator());
+        DLionCheckpoint.write(DLionJob.checkpointOf(dirOf(job.round()), worker), job.model(), job.accumulator(), jobRun);
         final TreeSet<Long> rounds = rounds();
         while (rounds.size() > 2) {
             final Path dir = dirOf(rounds.pollFirst());

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.dlion.aeron.Topology;
 import io.dlion.dist.DLion;
+import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.vote.VoteRule;
 
@@ -23,8 +24,13 @@ public final class DLionSparkOptions implements Serializable {
 
     /** Default worker-side bound on one round: a task whose server or peers are gone fails after this long. */
     public static final long ROUND_TIMEOUT_MILLIS_DEFAULT = DLion.DEFAULT_ROUND_TIMEOUT_MILLIS;
-    /** Default server deadline of a round: after it the round is aborted (every task must vote) and the stage fails. */
+    /**
+     * Default server deadline of a round: after it the servers go on with the tasks that voted (at least
+     * {@link #minVoters(int)}), or abort the round and the stage fails.
+     */
     public static final long SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT = 30_000;
+    /** Default of {@link #rejoinAttempts(int)}: the job's ({@link DLionJob.Builder#REJOIN_ATTEMPTS_DEFAULT}). */
+    public static final int REJOIN_ATTEMPTS_DEFAULT = DLionJob.Builder.REJOIN_ATTEMPTS_DEFAULT;
     /** The most tasks (workers) one job can have: the wire's worker ids and voter sets take 1,024 workers. */
     public static final int MAX_WORKERS = io.dlion.aeron.wire.MessageHeaderFlyweight.MAX_WORKERS;
 
@@ -44,6 +50,9 @@ public final class DLionSparkOptions implements Serializable {
     private int metricsPort = -1;
     private String uiUrl;
     private long progressMillis = PROGRESS_MILLIS_DEFAULT;
+    private int minVoters;
+    private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
+    private ExchangeDecorator exchangeDecorator;
 
     /** Default interval of the driver's progress line. */
     public static final long PROGRESS_MILLIS_DEFAULT = 10_000;
@@ -60,6 +69,21 @@ public final class DLionSparkOptions implements Serializable {
          * @return the listener of that task's job.
          */
         DLionJob.Listener create(int worker, int stageAttempt);
+    }
+
+    /**
+     * Wraps a task's exchange, e.g. to inject a fault in a test: the job votes through what it returns. Runs on the
+     * executor, once per task attempt.
+     */
+    @FunctionalInterface
+    interface ExchangeDecorator extends Serializable {
+        /**
+         * @param exchange     the task's Aeron exchange.
+         * @param worker       the task's worker id.
+         * @param stageAttempt the barrier stage's attempt, 0 first.
+         * @return the exchange the task's job uses.
+         */
+        VoteExchange wrap(VoteExchange exchange, int worker, int stageAttempt);
     }
 
     /**
@@ -83,7 +107,20 @@ public final class DLionSparkOptions implements Serializable {
         require(uiUrl == null || uiUrl.startsWith("http://") || uiUrl.startsWith("https://"), "ui must be the UI server's"
             + " http://HOST:PORT, got '" + uiUrl + "'");
         require(progressMillis >= 0, "progressMillis must be >= 0 (0: no progress line), got " + progressMillis);
+        require(minVoters >= 0 && minVoters <= MAX_WORKERS, "minVoters must be 0 (a majority of the tasks) or in [1, " + MAX_WORKERS
+            + "], got " + minVoters);
+        require(rejoinAttempts >= 0, "rejoinAttempts must be >= 0 (0: a task that lost a round fails), got " + rejoinAttempts);
         return this;
+    }
+
+    /**
+     * @param workers the job's tasks (the RDD's partitions).
+     * @return the quorum of a round with that many tasks: {@link #minVoters()}, or a majority when it is 0.
+     * @throws IllegalArgumentException naming minVoters when it exceeds the tasks.
+     */
+    int quorum(final int workers) {
+        require(minVoters <= workers, "minVoters must be at most the tasks (partitions) of the job, " + workers + ", got " + minVoters);
+        return minVoters == 0 ? workers / 2 + 1 : minVoters;
     }
 
     private static void require(final boolean ok, final String message) {
@@ -183,7 +220,8 @@ public final class DLionSparkOptions implements Serializable {
 
     /**
      * @param millis the server's round deadline (default {@value #SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT}): a round
-     *               without progress for this long is aborted, since every task must vote.
+     *               without progress for this long goes on with the tasks that voted, when they are at least
+     *               {@link #minVoters(int)}, else it is aborted.
      * @return this for a fluent API.
      */
     public DLionSparkOptions serverRoundTimeoutMillis(final long millis) {
@@ -302,5 +340,54 @@ public final class DLionSparkOptions implements Serializable {
     /** @return the interval of the driver's progress line, 0 for none. */
     public long progressMillis() {
         return progressMillis;
+    }
+
+    /**
+     * @param voters the quorum of a round: at the server's deadline ({@link #serverRoundTimeoutMillis(long)}) a round goes on
+     *               with the tasks that voted when they are at least this many (a late task is left out of the round and
+     *               applies its result like the others), else it is aborted and the stage fails. 0 (default): a majority,
+     *               {@code tasks / 2 + 1}. A task that must rejoin ({@link #rejoinAttempts(int)}) needs the others to go
+     *               on without it, so below the tasks; the tasks (the partitions) at most.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions minVoters(final int voters) {
+        this.minVoters = voters;
+        return this;
+    }
+
+    /** @return the quorum of a round, 0 for a majority of the tasks. */
+    public int minVoters() {
+        return minVoters;
+    }
+
+    /**
+     * @param attempts how often a task whose round result was lost (it stalled past the servers' deadline and they went on,
+     *                 so the rest of its round never comes; or a server told it to rejoin) tries to rejoin the running job
+     *                 before it fails: it takes a live task's parameters over the network, relayed by slice 0's server,
+     *                 and goes on with zero momentum; every attempt is logged. 0: rejoin is off, such a task fails at once
+     *                 and Spark runs the stage again (from the checkpoints). Default {@value #REJOIN_ATTEMPTS_DEFAULT}.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions rejoinAttempts(final int attempts) {
+        this.rejoinAttempts = attempts;
+        return this;
+    }
+
+    /** @return the rejoin attempts of a task that lost a round, 0 for none. */
+    public int rejoinAttempts() {
+        return rejoinAttempts;
+    }
+
+    /**
+     * @param decorator wraps every task's exchange (tests inject faults with it); null (default): none.
+     * @return this for a fluent API.
+     */
+    DLionSparkOptions exchangeDecorator(final ExchangeDecorator decorator) {
+        this.exchangeDecorator = decorator;
+        return this;
+    }
+
+    ExchangeDecorator exchangeDecorator() {
+        return exchangeDecorator;
     }
 }
