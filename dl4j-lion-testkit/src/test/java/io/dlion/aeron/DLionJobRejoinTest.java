@@ -7,19 +7,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.dlion.Lion;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
-import io.dlion.aeron.client.RejoinRequiredException;
 import io.dlion.dist.JobRun;
-import io.dlion.exchange.ExchangeCounters;
-import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.testkit.Frames;
-import io.dlion.vote.RoundResult;
+import io.dlion.testkit.LostRoundExchange;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
@@ -41,11 +37,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A worker whose round result is lost in the middle of {@code fit} ({@link RejoinRequiredException}) rejoins by itself:
- * its {@link DLionJob} makes its exchange join anew, takes a live worker's parameters through the network hand-over
- * (relayed by the real server) and goes on, in the next epoch here; all three workers end bit-identical. The loss is
- * injected by wrapping worker 2's real exchange: its await of one round throws, as the exchange does when a later
- * round's frame overtakes an incomplete result.
+ * A worker whose round result is lost in the middle of {@code fit} ({@link io.dlion.aeron.client.RejoinRequiredException})
+ * rejoins by itself: its {@link DLionJob} makes its exchange join anew, takes a live worker's parameters through the
+ * network hand-over (relayed by the real server) and goes on, in the next epoch here; all three workers end
+ * bit-identical. The loss is injected by wrapping worker 2's real exchange ({@link LostRoundExchange}): its await of one
+ * round throws, as the exchange does when a later round's frame overtakes an incomplete result.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class DLionJobRejoinTest {
@@ -96,7 +92,7 @@ class DLionJobRejoinTest {
                 .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()));
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context().aeron(job.aeron()).jobId(JOB).workerId(id).workers(WORKERS)
                 .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).shards(job.shards()).sideAgent(handOver));
-            final VoteExchange used = id == 2 ? new LosesOneResult(exchange, LOST_ROUND) : exchange;
+            final VoteExchange used = id == 2 ? new LostRoundExchange(exchange, LOST_ROUND, 0) : exchange;
             try (DLionJob dlion = DLionJob.builder(net, shard(id), used).epochs(2).roundsPerEpoch(ROUNDS_PER_EPOCH).run(RUN)
                 .roundTimeoutMillis(60_000).handOver(handOver).listener(new DLionJob.Listener() {
                     @Override
@@ -134,71 +130,5 @@ class DLionJobRejoinTest {
             batches.add(new DataSet(Nd4j.rand(DataType.FLOAT, 4, 20), labels));
         }
         return new ListDataSetIterator<>(batches, 1);
-    }
-
-    /** Worker 2's real exchange, except that its await of one round throws as a lost result does. */
-    private static final class LosesOneResult implements VoteExchange {
-        private final AeronVoteExchange real;
-        private final long lostRound;
-        private boolean lost;
-
-        LosesOneResult(final AeronVoteExchange real, final long lostRound) {
-            this.real = real;
-            this.lostRound = lostRound;
-        }
-
-        @Override
-        public int workerId() {
-            return real.workerId();
-        }
-
-        @Override
-        public int workers() {
-            return real.workers();
-        }
-
-        @Override
-        public void submit(final long round, final long[] signWords, final long paramCount) {
-            real.submit(round, signWords, paramCount);
-        }
-
-        @Override
-        public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
-            if (round == lostRound && !lost) {
-                lost = true;
-                throw new RejoinRequiredException(round, real.workerId(), round + 1);
-            }
-            return real.await(round, timeoutMillis);
-        }
-
-        @Override
-        public List<JoinNotice> takeJoinNotices() {
-            return real.takeJoinNotices();
-        }
-
-        @Override
-        public JoinNotice awaitJoin(final long timeoutMillis) throws TimeoutException, InterruptedException {
-            return real.awaitJoin(timeoutMillis);
-        }
-
-        @Override
-        public void rejoin() {
-            real.rejoin();
-        }
-
-        @Override
-        public int pollIdle() {
-            return real.pollIdle();
-        }
-
-        @Override
-        public ExchangeCounters counters() {
-            return real.counters();
-        }
-
-        @Override
-        public void close() {
-            real.close();
-        }
     }
 }
