@@ -174,6 +174,9 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
                     + options.batchSizePerWorker() + " examples");
             }
             final long resume = plan.resumeRound;
+            if (store != null) {
+                store.startFrom(resume);
+            }
             LOG.log(System.Logger.Level.INFO, String.format("D-Lion worker %d of %d, stage attempt %d: %d rounds per epoch, %s; %s", worker,
                 workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, topology));
 
@@ -418,7 +421,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
                 throw new TaskKilledException(ctx.getKillReason().isDefined() ? ctx.getKillReason().get() : "killed");
             }
             if (every > 0 && job.round() % every == 0) {
-                store.write(job);
+                store.write(job, job.accumulator().currentStats().lastVoters() == job.exchange().workers());
             }
             if (user != null) {
                 user.onRound(job, score);
