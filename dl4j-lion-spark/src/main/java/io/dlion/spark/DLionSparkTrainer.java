@@ -38,8 +38,10 @@ import scala.reflect.ClassTag$;
  * Every partition of the RDD is one D-Lion worker, run as one task of a stage in Spark's <b>barrier execution
  * mode</b>: all tasks start together (D-Lion is synchronous) and a task that fails makes Spark run the whole stage
  * again. Task 0 also runs the job's aggregation server; every task votes over Aeron UDP from an embedded media
- * driver in its executor JVM. With {@link DLionSparkOptions#checkpoints(String, int) checkpoints} a retried stage
- * resumes from the newest round every task checkpointed, instead of starting over.
+ * driver in its executor JVM. A task whose round result is lost rejoins inside the stage
+ * ({@link DLionSparkOptions#rejoinAttempts(int)}, {@link DLionSparkOptions#minVoters(int)}). With
+ * {@link DLionSparkOptions#checkpoints(String, int) checkpoints} a retried stage resumes from the newest round every
+ * task checkpointed, instead of starting over.
  * <p>
  * {@link #fit} returns this trainer's network with the trained parameters and task 0's updater state (its Lion
  * momentum), after checking that every task ended with bit-identical parameters. {@link #reports()} tells what every
