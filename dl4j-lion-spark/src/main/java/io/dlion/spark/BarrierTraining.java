@@ -245,7 +245,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             .chunkWords(chunkWords).slice(topology, slice)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
-            .minVoters(options.quorum(workers)));       // a late task is left out of the round, a rejoining one waited for no longer
+            .minVoters(options.minVoters()));           // 0: a majority; a late task is left out, a rejoining one not waited for
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
             ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex), null, server);
         AgentRunner.startOnThread(runner);

@@ -115,12 +115,10 @@ public final class DLionSparkOptions implements Serializable {
 
     /**
      * @param workers the job's tasks (the RDD's partitions).
-     * @return the quorum of a round with that many tasks: {@link #minVoters()}, or a majority when it is 0.
      * @throws IllegalArgumentException naming minVoters when it exceeds the tasks.
      */
-    int quorum(final int workers) {
+    void checkMinVoters(final int workers) {
         require(minVoters <= workers, "minVoters must be at most the tasks (partitions) of the job, " + workers + ", got " + minVoters);
-        return minVoters == 0 ? workers / 2 + 1 : minVoters;
     }
 
     private static void require(final boolean ok, final String message) {
@@ -345,8 +343,8 @@ public final class DLionSparkOptions implements Serializable {
     /**
      * @param voters the quorum of a round: at the server's deadline ({@link #serverRoundTimeoutMillis(long)}) a round goes on
      *               with the tasks that voted when they are at least this many (a late task is left out of the round and
-     *               applies its result like the others), else it is aborted and the stage fails. 0 (default): a majority,
-     *               {@code tasks / 2 + 1}. A task that must rejoin ({@link #rejoinAttempts(int)}) needs the others to go
+     *               applies its result like the others), else it is aborted and the stage fails. 0 (default): the
+     *               servers' default, a majority ({@code tasks / 2 + 1}). A task that must rejoin ({@link #rejoinAttempts(int)}) needs the others to go
      *               on without it, so below the tasks; the tasks (the partitions) at most.
      * @return this for a fluent API.
      */

@@ -143,7 +143,7 @@ public final class DLionSparkTrainer<M extends Model> {
             throw new IllegalArgumentException("the RDD must have 1.." + DLionSparkOptions.MAX_WORKERS + " partitions (one D-Lion worker each), got "
                 + partitions + "; repartition it");
         }
-        options.quorum(partitions);
+        options.checkMinVoters(partitions);
         final String run = sc.sc().applicationId() + "-fit" + FITS.incrementAndGet();
         final byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);

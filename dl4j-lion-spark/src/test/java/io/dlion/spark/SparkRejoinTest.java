@@ -150,9 +150,6 @@ class SparkRejoinTest {
         final IllegalArgumentException attempts = assertThrows(IllegalArgumentException.class,
             () -> new DLionSparkOptions().batchSizePerWorker(8).rejoinAttempts(-1).conclude());
         assertTrue(attempts.getMessage().contains("rejoinAttempts"), attempts.getMessage());
-        assertEquals(2, new DLionSparkOptions().quorum(3));
-        assertEquals(3, new DLionSparkOptions().quorum(4));
-        assertEquals(1, new DLionSparkOptions().minVoters(1).quorum(3));
     }
 
     private static DLionSparkOptions options(final String topology) {
