@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -38,8 +37,7 @@ class SparkLocalTest {
     @BeforeAll
     static void startSpark() {
         // local[N, maxFailures]: a failed barrier task makes the scheduler retry the whole stage
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[" + WORKERS + ",4]").setAppName("dlion-spark-local")
-            .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1").set("spark.ui.enabled", "false"));
+        sc = new JavaSparkContext(SparkTestSupport.localConf("local[" + WORKERS + ",4]", "dlion-spark-local"));
     }
 
     @AfterAll

@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.testkit.LostRoundExchange;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.AfterAll;
@@ -50,8 +49,7 @@ class SparkRejoinTest {
     @BeforeAll
     static void startSpark() throws Exception {
         // one attempt of the barrier stage: a failed task fails the job with its message instead of a retried stage
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[" + WORKERS + "]").setAppName("dlion-spark-rejoin")
-            .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1").set("spark.ui.enabled", "false")
+        sc = new JavaSparkContext(SparkTestSupport.localConf("local[" + WORKERS + "]", "dlion-spark-rejoin")
             .set("spark.stage.maxConsecutiveAttempts", "1"));
         batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
     }

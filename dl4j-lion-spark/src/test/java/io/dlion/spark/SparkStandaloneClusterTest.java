@@ -24,7 +24,6 @@ import java.util.stream.Stream;
 
 import io.dlion.cli.data.FashionMnist;
 import io.dlion.job.DLionJob;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.AfterEach;
@@ -96,8 +95,7 @@ class SparkStandaloneClusterTest {
         tmp = Files.createDirectories(Path.of("target", "spark-cluster-" + System.currentTimeMillis()).toAbsolutePath());
         final String master = startCluster(tmp);
         final Path progress = Files.createDirectories(tmp.resolve("progress"));
-        sc = new JavaSparkContext(new SparkConf().setMaster(master).setAppName("dlion-spark-standalone")
-            .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1").set("spark.ui.enabled", "false")
+        sc = new JavaSparkContext(SparkTestSupport.localConf(master, "dlion-spark-standalone")
             .set("spark.executor.cores", "1").set("spark.cores.max", Integer.toString(WORKERS)).set("spark.executor.memory", "1g")
             .set("spark.executor.extraClassPath", testClassPath())
             .set("spark.executor.extraJavaOptions", System.getProperty("dlion.executorJvmFlags", DLionSparkTrainer.JAVA_17_FLAGS)

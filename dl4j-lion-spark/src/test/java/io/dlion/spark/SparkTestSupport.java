@@ -16,6 +16,7 @@ import io.dlion.cli.data.FashionMnist;
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.job.DLionJob;
 import io.dlion.vote.VoteRule;
+import org.apache.spark.SparkConf;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
@@ -32,6 +33,16 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
 /** Data, models and the in-process reference run shared by the Spark tests. */
 final class SparkTestSupport {
     private SparkTestSupport() {
+    }
+
+    /**
+     * @param master the master URL, e.g. {@code local[3,4]} or a standalone master's.
+     * @param app    the application's name.
+     * @return the configuration of a test's driver: on loopback, no UI.
+     */
+    static SparkConf localConf(final String master, final String app) {
+        return new SparkConf().setMaster(master).setAppName(app)
+            .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1").set("spark.ui.enabled", "false");
     }
 
     /** @return where Fashion-MNIST is ({@code scripts/install-data.sh}), or the system property's directory. */

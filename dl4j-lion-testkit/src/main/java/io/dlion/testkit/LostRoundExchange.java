@@ -36,11 +36,6 @@ public final class LostRoundExchange implements VoteExchange {
         this.stallMillis = stallMillis;
     }
 
-    /** @return true once the round's result was lost. */
-    public boolean lost() {
-        return lost;
-    }
-
     @Override
     public int workerId() {
         return real.workerId();
