@@ -134,6 +134,9 @@ class DLionJobTest {
         assertMessage("exclude each other", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoin(true).resume(true)
             .checkpoints(dir, 0).handOver(new DirectoryHandOver(dir)).build());
         assertMessage("checkpoints need a directory", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).checkpoints(null, 3).build());
+        assertMessage("rejoinAttempts must be >= 0", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoinAttempts(-1).build());
+        assertMessage("rejoin needs rejoinAttempts >= 1", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoin(true)
+            .rejoinAttempts(0).handOver(new DirectoryHandOver(dir)).build());
     }
 
     @Test
