@@ -152,6 +152,14 @@ public final class AeronVoteExchange implements VoteExchange {
         }
     }
 
+    /**
+     * @param shard index of a shard.
+     * @return the vote channel of its server now (it moves with its slice, {@link Context#owners(SliceOwners)}).
+     */
+    String voteChannel(final int shard) {
+        return shards[shard].endpoint().voteChannel();
+    }
+
     /** @return the concluded configuration, for the hand-over's checks. */
     Context context() {
         return ctx;
