@@ -55,9 +55,10 @@ public final class WorkerCommand implements Callable<Integer> {
         + " port of slice 0: slice r votes on VOTE_PORT + 2r and controls its results from VOTE_PORT + 2r + 1")
     Integer votePortFlag;
 
-    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--server, or rank 0's with"
-        + " --with-server); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts"
-        + " (default: ${DEFAULT-VALUE})")
+    @Option(names = "--topology", description = "star: one aggregation server (--server, or rank 0's with --with-server); sharded:"
+        + " every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: sharded when"
+        + " every rank's host is known, from --hosts, DLION_HOSTS or Slurm, and none of --server, --control-port, --with-server,"
+        + " --resume is given; else star)")
     String topologyName;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank"
@@ -195,9 +196,6 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
                 + " and a dead worker's slice moves to the next live rank");
         }
-        if (sharded() && rejoin && syncDir != null) {
-            throw new IllegalArgumentException("--topology sharded rejoins over the network: --sync-dir does not apply");
-        }
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
             opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
     }
@@ -223,7 +221,7 @@ public final class WorkerCommand implements Callable<Integer> {
         workers = placement.workersOr(workersFlag);
         workerId = placement.rankOr(workerIdFlag);
         final int votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
-        if (Topology.SHARDED.equals(Topology.checkName(topologyName))) {
+        if (Topology.SHARDED.equals(topologyName())) {
             if (serverFlag != null || controlPortFlag != null) {
                 throw new IllegalArgumentException("--topology sharded has no server: --server and --control-port do not apply");
             }
@@ -247,6 +245,20 @@ public final class WorkerCommand implements Callable<Integer> {
         if (!placement.sources().isEmpty()) {
             System.out.println("worker " + workerId + " of " + workers + ", " + topology + " (scheduler variables: " + placement.sources() + ")");
         }
+    }
+
+    /**
+     * A job of worker processes is sharded by default (every rank serves a slice), when every rank's host is known and no
+     * server is named; with a server named, no host list, or a whole job resumed from its checkpoints, it is the star.
+     */
+    private String topologyName() {
+        if (topologyName != null) {
+            return Topology.checkName(topologyName);
+        }
+        if (serverFlag != null || controlPortFlag != null || withServer || resume) {
+            return Topology.STAR;
+        }
+        return hosts != null || Placement.rankHosts(env, workers) != null ? Topology.SHARDED : Topology.STAR;
     }
 
     /** @return who serves which slice, once {@link #config()} placed this worker. */
