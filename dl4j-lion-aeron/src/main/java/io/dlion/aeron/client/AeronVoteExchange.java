@@ -51,6 +51,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link RoundResult} that {@link #await} returns are overwritten by the next round. A result is valid until the next
  * {@link #submit} on this exchange; copy what must outlive it.
  * <p>
+ * Slices that move: in a sharded job ({@link Context#owners(SliceOwners)}) a slice whose server died moves to the next
+ * live rank; the exchange points that shard's votes at the new server, sends the round again once it proves itself and
+ * reads the slice's result again whole ({@link SliceOwners} has the rule).
+ * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
  * receives, where the shard stands in the round), {@link WorkerSession} (the round cursor, joining, join notices,
  * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
@@ -61,8 +65,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * any thread.
  */
 public final class AeronVoteExchange implements VoteExchange {
-    private final Context ctx;
     private static final System.Logger LOG = System.getLogger(AeronVoteExchange.class.getName());
+    private final Context ctx;
     private final ShardState[] shards;
     /** With {@link Context#owners(SliceOwners)}: the rank each shard's publication goes to. */
     private final int[] shardOwner;
