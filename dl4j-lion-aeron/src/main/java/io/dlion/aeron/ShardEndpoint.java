@@ -74,6 +74,14 @@ public final class ShardEndpoint {
         }
     }
 
+    /**
+     * @param channel the vote channel of the slice's server now (it moved to another host).
+     * @return the same slice and result channel, with that vote channel.
+     */
+    public ShardEndpoint withVoteChannel(final String channel) {
+        return new ShardEndpoint(shard, fromParam, toParam, channel, voteStreamId, resultChannel, resultStreamId);
+    }
+
     public int shard() {
         return shard;
     }

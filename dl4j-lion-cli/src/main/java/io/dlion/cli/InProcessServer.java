@@ -40,9 +40,28 @@ final class InProcessServer implements AutoCloseable {
      * @param dense          true: fp32 gradients (the dense baseline), false: sign votes.
      */
     InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters, final boolean dense) {
-        this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, new AggregationServer.Context()
-            .jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
-            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac()));
+        this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, job(s, roundTimeoutMs, minVoters));
+    }
+
+    /**
+     * The server of a dead rank's slice, which this worker takes over ({@link io.dlion.aeron.SliceOwners}), on the
+     * runtime of this worker's own slice server.
+     *
+     * @param s              the worker's settings.
+     * @param own            this worker's own slice server.
+     * @param slice          the slice taken over.
+     * @param roundTimeoutMs the round deadline.
+     * @param minVoters      the quorum, 0 for a majority.
+     * @return the running server.
+     */
+    static InProcessServer takeOver(final RemoteTransport.Settings s, final InProcessServer own, final int slice, final long roundTimeoutMs,
+        final int minVoters) {
+        return new InProcessServer(own.runtime, false, s.topology(), slice, false, job(s, roundTimeoutMs, minVoters));
+    }
+
+    private static AggregationServer.Context job(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
+        return new AggregationServer.Context().jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
+            .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac());
     }
 
     /**
@@ -73,7 +92,8 @@ final class InProcessServer implements AutoCloseable {
             throw ex;
         }
         System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
-            : "worker " + slice + " serves slice " + slice + " of " + topology.slices() + " (" + topology.name() + "), parameters ["
+            : (ownsRuntime ? "worker " + slice + " serves slice " : "this worker takes over slice ") + slice + " of " + topology.slices()
+                + " (" + topology.name() + "), parameters ["
                 + job.fromParam() + ", " + job.toParam() + ")")
             + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="
             + server.context().resultChannel());

@@ -3,6 +3,7 @@ package io.dlion.cli;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -10,7 +11,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Monitor;
@@ -25,6 +26,7 @@ import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
 import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
+import org.agrona.CloseHelper;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,9 +55,10 @@ public final class WorkerCommand implements Callable<Integer> {
         + " port of slice 0: slice r votes on VOTE_PORT + 2r and controls its results from VOTE_PORT + 2r + 1")
     Integer votePortFlag;
 
-    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--server, or rank 0's with"
-        + " --with-server); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts"
-        + " (default: ${DEFAULT-VALUE})")
+    @Option(names = "--topology", description = "star: one aggregation server (--server, or rank 0's with --with-server); sharded:"
+        + " every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: sharded when"
+        + " every rank's host is known, from --hosts, DLION_HOSTS or Slurm, and none of --server, --control-port, --with-server,"
+        + " --resume is given; else star)")
     String topologyName;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank"
@@ -189,9 +192,9 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--sharing " + s.cliName() + " (the dense baseline) supports none of --sync-dir, --rejoin,"
                 + " --checkpoint-dir, --resume, --loss-rate, --with-server, --frame-mac");
         }
-        if (sharded() && (rejoin || resume || withServer)) {
-            throw new IllegalArgumentException("--topology sharded supports none of --rejoin, --resume, --with-server yet: a worker that dies"
-                + " takes its slice with it");
+        if (sharded() && (resume || withServer)) {
+            throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
+                + " and a dead worker's slice moves to the next live rank");
         }
         return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
             opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
@@ -218,7 +221,7 @@ public final class WorkerCommand implements Callable<Integer> {
         workers = placement.workersOr(workersFlag);
         workerId = placement.rankOr(workerIdFlag);
         final int votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
-        if (Topology.SHARDED.equals(Topology.checkName(topologyName))) {
+        if (Topology.SHARDED.equals(topologyName())) {
             if (serverFlag != null || controlPortFlag != null) {
                 throw new IllegalArgumentException("--topology sharded has no server: --server and --control-port do not apply");
             }
@@ -242,6 +245,20 @@ public final class WorkerCommand implements Callable<Integer> {
         if (!placement.sources().isEmpty()) {
             System.out.println("worker " + workerId + " of " + workers + ", " + topology + " (scheduler variables: " + placement.sources() + ")");
         }
+    }
+
+    /**
+     * A job of worker processes is sharded by default (every rank serves a slice), when every rank's host is known and no
+     * server is named; with a server named, no host list, or a whole job resumed from its checkpoints, it is the star.
+     */
+    private String topologyName() {
+        if (topologyName != null) {
+            return Topology.checkName(topologyName);
+        }
+        if (serverFlag != null || controlPortFlag != null || withServer || resume) {
+            return Topology.STAR;
+        }
+        return hosts != null || Placement.rankHosts(env, workers) != null ? Topology.SHARDED : Topology.STAR;
     }
 
     /** @return who serves which slice, once {@link #config()} placed this worker. */
@@ -324,29 +341,37 @@ public final class WorkerCommand implements Callable<Integer> {
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir,
             secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
         final boolean dense = sharing().isDense();
-        if ((withServer && workerId == 0) || sharded()) {
-            try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0,
-                roundTimeoutMs == null ? 30_000 : roundTimeoutMs, minVoters == null ? 0 : minVoters, dense);
+        final long roundTimeout = roundTimeoutMs == null ? 30_000 : roundTimeoutMs;
+        final int quorum = minVoters == null ? 0 : minVoters;
+        if (sharded() && rejoin && !dense) {
+            // a restarted rank serves nothing (its slice moved when it died): it finds every slice's server along the ring
+            final SliceOwners owners = new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS, slice -> { }).joining();
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, owners), recovery);
+        } else if ((withServer && workerId == 0) || sharded()) {
+            final List<InProcessServer> takenOver = new ArrayList<>();
+            try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0, roundTimeout, quorum, dense);
+                 AutoCloseable closeTakenOver = () -> CloseHelper.closeAll(takenOver); // before the runtime they share
                  Monitor.Probes probes = config.monitor.probes()) {
                 config.monitor.server(sharded() ? workerId : 0, ServerProbe.Readings.of(hosted.server()));
                 if (dense) {
                     trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
                 } else {
-                    train(trainer, settings, recovery, hosted.runtime());
+                    // in a sharded job a dead rank's slice moves to the next live rank, which serves it here
+                    final SliceOwners owners = !sharded() ? null : new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS,
+                        slice -> takenOver.add(InProcessServer.takeOver(settings, hosted, slice, roundTimeout, quorum)));
+                    trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime(), owners), recovery);
                 }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
+                for (final InProcessServer server : takenOver) {
+                    server.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
+                }
             }
         } else if (dense) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, null));
         } else {
-            train(trainer, settings, recovery, null);
+            // a round result lost mid-job (RejoinRequiredException) is the job's to handle: it rejoins with its hand-over
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null), recovery);
         }
         return 0;
-    }
-
-    private void train(final Trainer trainer, final RemoteTransport.Settings settings, final Recovery recovery,
-        final AeronRuntime shared) throws Exception {
-        // a round result lost mid-job (RejoinRequiredException) is the job's to handle: it rejoins with its hand-over
-        trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, shared), recovery);
     }
 }

@@ -57,6 +57,37 @@ class TopologyOptionsTest {
         assertTrue(err.toString().contains("--topology star only"), err.toString());
     }
 
+    /** Without --topology a job of worker processes is sharded when every rank's host is known and no server is named. */
+    @Test
+    void shouldShardByDefaultWhenEveryRanksHostIsKnown() {
+        final Map<String, String> slurm = Map.of("SLURM_NTASKS", "2", "SLURM_PROCID", "1", "SLURM_JOB_NODELIST", "n[1-2]",
+            "SLURM_TASKS_PER_NODE", "1(x2)");
+        assertEquals("sharded[n1:40123:40124, n2:40125:40126]", configured(worker(slurm)).topology().toString());
+        assertEquals("sharded[a:40123:40124, b:40125:40126, c:40127:40128]",
+            configured(worker(Map.of(), "--workers", "3", "--worker-id", "0", "--batch", "96", "--hosts", "a,b,c")).topology().toString());
+        assertEquals("star[h0:40123:40124]", configured(worker(slurm, "--server", "h0", "--local-host", "127.0.0.1")).topology().toString(),
+            "a named server makes the star");
+        assertEquals("star[n1:40123:40124]", configured(worker(slurm, "--with-server", "--local-host", "127.0.0.1")).topology().toString(),
+            "rank 0's server makes the star");
+        assertEquals("star[h0:29500:29501]", configured(worker(Map.of("WORLD_SIZE", "2", "RANK", "0", "MASTER_ADDR", "h0", "MASTER_PORT",
+            "29500"), "--local-host", "127.0.0.1")).topology().toString(), "torchrun names no host per rank: the star at MASTER_ADDR");
+    }
+
+    private static WorkerCommand configured(final WorkerCommand worker) {
+        worker.config();
+        return worker;
+    }
+
+    /** @return a worker without --topology, its options parsed, in the scheduler environment given. */
+    private static WorkerCommand worker(final Map<String, String> env, final String... options) {
+        final WorkerCommand worker = new WorkerCommand();
+        final List<String> args = new ArrayList<>(List.of("--job", "1", "--insecure", "--out", "target/unused"));
+        args.addAll(List.of(options));
+        new CommandLine(worker).parseArgs(args.toArray(new String[0]));
+        worker.env = env;
+        return worker;
+    }
+
     @Test
     void shouldRefuseMoreSlicesThanChunks() {
         assertRefused("chunks", "--topology", "sharded", "--hosts", "127.0.0.1,127.0.0.1,127.0.0.1", "--params", "100");

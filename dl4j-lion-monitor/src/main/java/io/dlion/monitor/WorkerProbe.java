@@ -185,6 +185,13 @@ public final class WorkerProbe extends DLionMetrics.Source implements DLionJob.L
                     cb.call(c.serverReconnects().get(), w.label);
                 }
             }), "worker");
+        m.counter("dlion_worker_slice_servers_lost_total", "Slice servers found dead; their slices moved to the next live rank",
+            cb -> m.read(m.workers(), w -> {
+                final WorkerCounters c = w.aeronCounters;
+                if (c != null) {
+                    cb.call(c.slicesMoved().get(), w.label);
+                }
+            }), "worker");
         m.counter("dlion_worker_vote_offers_refused_total", "Vote offers the publication did not take (back pressure, not connected)",
             cb -> m.read(m.workers(), w -> {
                 final WorkerCounters c = w.aeronCounters;

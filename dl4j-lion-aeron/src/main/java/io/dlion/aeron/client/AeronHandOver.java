@@ -56,6 +56,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
     private final Context ctx;
     private final HandOverDonor donor;
     private final HandOverJoiner joiner;
+    /** The exchange {@link #bind} checked: its first slice's server relays the hand-overs. */
+    private AeronVoteExchange exchange;
 
     /**
      * Add the publication to the relay (and, for a joining worker, the subscription to it).
@@ -93,6 +95,9 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
+        if (exchange != null) {
+            donor.follow(exchange.voteChannel(0)); // the relay is the first slice's server, wherever it is now
+        }
         return donor.doWork();
     }
 
@@ -135,10 +140,12 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
                 + " ignores a hand-over without the job's HMAC");
         }
         final ShardEndpoint first = x.shards().get(0);
-        if (!first.voteChannel().equals(ctx.shard.voteChannel()) || !first.resultChannel().equals(ctx.shard.resultChannel())) {
+        if (first.shard() != ctx.shard.shard() || !first.resultChannel().equals(ctx.shard.resultChannel())
+            || (x.owners() == null && !first.voteChannel().equals(ctx.shard.voteChannel()))) {
             throw new IllegalArgumentException("AeronHandOver.Context.shard must be the exchange's first shard, with the identical vote and"
                 + " result channel strings (the relay's frames arrive where the results do), got " + ctx.shard + ", the exchange's is " + first);
         }
+        this.exchange = (AeronVoteExchange) exchange;
         if (x.join()) {
             prepareTake();
         }

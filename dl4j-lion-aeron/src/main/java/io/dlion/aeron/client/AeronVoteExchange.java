@@ -12,6 +12,7 @@ import io.aeron.Subscription;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
@@ -50,6 +51,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link RoundResult} that {@link #await} returns are overwritten by the next round. A result is valid until the next
  * {@link #submit} on this exchange; copy what must outlive it.
  * <p>
+ * Slices that move: in a sharded job ({@link Context#owners(SliceOwners)}) a slice whose server died moves to the next
+ * live rank; the exchange points that shard's votes at the new server, sends the round again once it proves itself and
+ * reads the slice's result again whole ({@link SliceOwners} has the rule).
+ * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
  * receives, where the shard stands in the round), {@link WorkerSession} (the round cursor, joining, join notices,
  * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
@@ -60,8 +65,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * any thread.
  */
 public final class AeronVoteExchange implements VoteExchange {
+    private static final System.Logger LOG = System.getLogger(AeronVoteExchange.class.getName());
     private final Context ctx;
     private final ShardState[] shards;
+    /** With {@link Context#owners(SliceOwners)}: the rank each shard's publication goes to. */
+    private final int[] shardOwner;
     private final WorkerCounters counters;
     private final int totalWords;
     private final long lastWordMask;
@@ -87,6 +95,10 @@ public final class AeronVoteExchange implements VoteExchange {
         this.session = newSession(ctx.join);
         this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.chunkWords(), ctx.shards.size());
         this.shards = new ShardState[ctx.shards.size()];
+        this.shardOwner = new int[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            shardOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.shards.get(i).shard());
+        }
         WorkerCounters cnt = null;
         try {
             cnt = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
@@ -126,18 +138,30 @@ public final class AeronVoteExchange implements VoteExchange {
         if (closed) {
             throw new IllegalStateException("exchange closed");
         }
+        final ShardEndpoint[] endpoints = new ShardEndpoint[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            endpoints[i] = shards[i].endpoint(); // where each slice is served now: a slice may have moved
+        }
         CloseHelper.closeAll(shards);
         session = newSession(true);
         try {
             for (int i = 0; i < shards.length; i++) {
                 shards[i] = null;
-                shards[i] = new ShardState(i, ctx.shards.get(i), ctx, vote, session, assembly, counters, exchangeCounters);
+                shards[i] = new ShardState(i, endpoints[i], ctx, vote, session, assembly, counters, exchangeCounters);
             }
             connect();
         } catch (final RuntimeException ex) {
             close();
             throw ex;
         }
+    }
+
+    /**
+     * @param shard index of a shard.
+     * @return the vote channel of its server now (it moves with its slice, {@link Context#owners(SliceOwners)}).
+     */
+    String voteChannel(final int shard) {
+        return shards[shard].endpoint().voteChannel();
     }
 
     /** @return the concluded configuration, for the hand-over's checks. */
@@ -202,7 +226,7 @@ public final class AeronVoteExchange implements VoteExchange {
         final IdleStrategy idle = ctx.idleStrategy;
         idle.reset();
         while (true) {
-            int work = 0;
+            int work = moveLostSlices();
             for (final ShardState shard : shards) {
                 work += shard.maintain();
             }
@@ -283,12 +307,72 @@ public final class AeronVoteExchange implements VoteExchange {
         if (session.inRound() && !closed) {
             throw new IllegalStateException("pollIdle between rounds only: round " + session.submittedRound() + " is awaited");
         }
-        int work = sideWork();
+        int work = sideWork() + moveLostSlices();
         for (final ShardState shard : shards) {
             work += shard.maintain();
             work += shard.poll();
         }
         return work;
+    }
+
+    /**
+     * Slice failover ({@link Context#owners(SliceOwners)}): a slice whose server fell silent moves to the server the rule
+     * names (this process starts it when that is this rank); a joining worker that has not found a slice's server yet
+     * tries the next rank along the ring, unless its candidate is alive (it serves another slice this worker reached) and
+     * will take the slice over once it notices the death itself.
+     *
+     * @return work done.
+     */
+    private int moveLostSlices() {
+        final SliceOwners owners = ctx.owners;
+        if (owners == null) {
+            return 0;
+        }
+        final long now = ctx.nanoClock.nanoTime();
+        int work = 0;
+        for (final ShardState shard : shards) {
+            if (!shard.serverSilent(now, owners.silenceNs())) {
+                continue;
+            }
+            final int slice = shard.endpoint().shard();
+            if (shard.connected()) {
+                final int lost = owners.owner(slice);
+                owners.onServerLost(slice);
+                counters.slicesMoved().incrementRelease();
+                LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
+                    + ") is silent and disconnected: rank " + lost + " is dead; " + owners);
+            } else if (owners.isJoining() && !isAlive(owners.owner(slice))) {
+                owners.probeNext(slice);
+            } else {
+                continue; // the candidate is alive: it takes the slice over once it finds the old server dead itself
+            }
+            work += followOwners();
+        }
+        return work;
+    }
+
+    /** Point every shard at its slice's server by the owners' view: the dead rank's other slices move too. */
+    private int followOwners() {
+        int moved = 0;
+        for (int i = 0; i < shards.length; i++) {
+            final int owner = ctx.owners.owner(shards[i].endpoint().shard());
+            if (owner != shardOwner[i]) {
+                shardOwner[i] = owner;
+                shards[i].moveTo(ctx.owners.voteChannel(shards[i].endpoint().shard()));
+                moved++;
+            }
+        }
+        return moved;
+    }
+
+    /** @return true when a slice server of rank r has proven itself to this worker and is not silent. */
+    private boolean isAlive(final int r) {
+        for (final ShardState shard : shards) {
+            if (shard.connected() && shardOwner[shard.index()] == r) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int sideWork() {
@@ -352,8 +436,14 @@ public final class AeronVoteExchange implements VoteExchange {
                 }
             }
             if (waiting == null) {
+                if (ctx.owners != null && ctx.owners.isJoining()) {
+                    for (final ShardState shard : shards) {
+                        ctx.owners.onFound(shard.endpoint().shard());
+                    }
+                }
                 return;
             }
+            work += moveLostSlices();
             if (ctx.nanoClock.nanoTime() - deadline >= 0) {
                 throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
             }
@@ -407,6 +497,7 @@ public final class AeronVoteExchange implements VoteExchange {
         private long firstRound;
         private boolean join;
         private Agent sideAgent;
+        private SliceOwners owners;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -428,6 +519,16 @@ public final class AeronVoteExchange implements VoteExchange {
                 shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
             }
             ShardEndpoint.checkCover(shards, paramCount(), chunkWords());
+            if (owners != null) {
+                if (shards.size() != owners.slices()) {
+                    throw new IllegalArgumentException("owners: " + owners.slices() + " slices, the shards are " + shards.size());
+                }
+                final List<ShardEndpoint> served = new ArrayList<>(shards.size());
+                for (final ShardEndpoint shard : shards) {
+                    served.add(shard.withVoteChannel(owners.voteChannel(shard.shard())));
+                }
+                shards = served;
+            }
             if (connectTimeoutNs <= 0) {
                 throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
             }
@@ -589,6 +690,21 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public Agent sideAgent() {
             return sideAgent;
+        }
+
+        /**
+         * @param owners who serves which slice of a sharded job over UDP, and what happens when a slice's server dies: the
+         *               slice moves to the next live rank ({@link SliceOwners}); the shards' vote channels are its. Null
+         *               (default): the shards' servers never move (a restarted server is found where it was).
+         * @return this for a fluent API.
+         */
+        public Context owners(final SliceOwners owners) {
+            this.owners = owners;
+            return this;
+        }
+
+        public SliceOwners owners() {
+            return owners;
         }
     }
 }

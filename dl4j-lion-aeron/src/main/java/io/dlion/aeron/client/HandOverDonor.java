@@ -34,7 +34,8 @@ final class HandOverDonor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AeronHandOver.class.getName());
 
     private final AeronHandOver.Context ctx;
-    private final ExclusivePublication publication;
+    private ExclusivePublication publication;
+    private String voteChannel;
     private final Hmac mac;
     private final long runHash;
     private final BufferClaim claim = new BufferClaim();
@@ -73,8 +74,30 @@ final class HandOverDonor implements AutoCloseable {
         this.ctx = ctx;
         this.mac = mac;
         this.runHash = ctx.run().runHash();
-        this.publication = ctx.aeron().addExclusivePublication(ctx.shard().voteChannel(), ctx.streamId());
+        this.voteChannel = ctx.shard().voteChannel();
+        this.publication = ctx.aeron().addExclusivePublication(voteChannel, ctx.streamId());
         this.slice = new byte[publication.maxPayloadLength() - HandOverChunkFlyweight.DATA_OFFSET];
+    }
+
+    /**
+     * The relay is the server of the first slice: when that slice moved to another rank ({@code SliceOwners}), the
+     * hand-overs go up a new publication to it, a hand-over under way from its beginning.
+     *
+     * @param channel the first slice's vote channel now.
+     */
+    void follow(final String channel) {
+        if (channel.equals(voteChannel)) {
+            return;
+        }
+        final ExclusivePublication old = publication;
+        publication = ctx.aeron().addExclusivePublication(channel, ctx.streamId());
+        voteChannel = channel;
+        CloseHelper.quietClose(old);
+        final Outgoing o = outgoing.peek();
+        if (o != null) {
+            o.begun = false;
+            o.sent = 0;
+        }
     }
 
     /**
@@ -171,7 +194,7 @@ final class HandOverDonor implements AutoCloseable {
         }
         if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
             throw new IllegalStateException("worker " + ctx.workerId() + ": hand-over publication cannot send (" + result + "): "
-                + ctx.shard().voteChannel());
+                + voteChannel);
         }
         return false;
     }

@@ -74,9 +74,10 @@ final class ShardState implements AutoCloseable {
     private static final String IPC_SOURCE = "aeron:ipc";
 
     private final int index;
-    private final ShardEndpoint endpoint;
+    private ShardEndpoint endpoint;
     private final ChunkLayout layout;
-    private final ExclusivePublication publication;
+    private ExclusivePublication publication;
+    private final io.aeron.Aeron aeron;
     private final Subscription subscription;
     private final ControlledFragmentHandler handler = this::onResult;
     private final WorkerSession session;
@@ -112,6 +113,8 @@ final class ShardState implements AutoCloseable {
     private int nonceCount;
     private final ResultEndpoint resultEndpoint;
     private boolean proven;
+    /** Set when the shard moved to another server ({@link #moveTo}): the round is sent again once that server proves itself. */
+    private boolean moved;
     private int provenSession;
     private boolean forgedAnswer;
     private int forgedSession;
@@ -163,6 +166,7 @@ final class ShardState implements AutoCloseable {
         this.helloFlags = ctx.frameMac() ? HelloFlyweight.FLAG_FRAME_MAC : 0;
         final long to = endpoint.toParam() < 0 ? paramCount : endpoint.toParam();
         this.layout = new ChunkLayout(paramCount, endpoint.fromParam(), to, chunkWords);
+        this.aeron = ctx.aeron();
         ExclusivePublication pub = null;
         try {
             pub = ctx.aeron().addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
@@ -184,9 +188,46 @@ final class ShardState implements AutoCloseable {
         this.lastHelloNs = nanoClock.nanoTime() - HELLO_INTERVAL_NS;
     }
 
+    /** @return the shard's index in the exchange. */
+    int index() {
+        return index;
+    }
+
     /** @return the shard's slice and channels. */
     ShardEndpoint endpoint() {
         return endpoint;
+    }
+
+    /**
+     * The shard's server moved to another host (its rank died, {@link io.dlion.aeron.SliceOwners}): votes go up a new
+     * publication to it; results keep coming to the same subscription, from the new server's session once it proves
+     * itself by answering a HELLO, and the round's vote chunks are sent again then (those the old server took are lost
+     * with it), and the slice's result is read again whole.
+     *
+     * @param voteChannel the new server's vote channel.
+     */
+    void moveTo(final String voteChannel) {
+        final ExclusivePublication old = publication;
+        endpoint = endpoint.withVoteChannel(voteChannel);
+        publication = aeron.addExclusivePublication(voteChannel, endpoint.voteStreamId());
+        CloseHelper.quietClose(old);
+        proven = false;
+        moved = true;
+        nextChunk = layout.chunkCount();
+        helloIntervalNs = HELLO_INTERVAL_NS;
+        lastServerFrameNs = nanoClock.nanoTime();
+        lastHelloNs = lastServerFrameNs - HELLO_INTERVAL_NS;
+    }
+
+    /**
+     * @param now       the clock.
+     * @param silenceNs how long a server may be silent.
+     * @return true when this worker awaits a result of the shard (or its join round) and the server has sent nothing for
+     *     {@code silenceNs}, though this worker said HELLO every second, and the vote publication lost its connection.
+     */
+    boolean serverSilent(final long now, final long silenceNs) {
+        return (session.joining() || (session.inRound() && !resultDone())) && now - lastServerFrameNs >= silenceNs
+            && !publication.isConnected();
     }
 
     /** @return true once the shard's server proved itself on a result image (its results are read from it). */
@@ -372,6 +413,9 @@ final class ShardState implements AutoCloseable {
      * @return chunks sent.
      */
     int sendChunks() {
+        if (!proven) {
+            return 0;
+        }
         int sent = 0;
         while (nextChunk < layout.chunkCount()) {
             final int words = layout.wordsOf(nextChunk);
@@ -516,8 +560,9 @@ final class ShardState implements AutoCloseable {
             return forged(sessionId);
         }
         if (!proven || sessionId != provenSession) {
-            final boolean restarted = proven;
+            final boolean restarted = proven || moved;
             proven = true;
+            moved = false;
             provenSession = sessionId;
             helloIntervalNs = HELLO_INTERVAL_NS;
             for (int i = 0; i < unprovenCount; i++) {

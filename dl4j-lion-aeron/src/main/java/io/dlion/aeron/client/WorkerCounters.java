@@ -20,6 +20,7 @@ public final class WorkerCounters implements AutoCloseable {
     private final Counter unprovenFrames;
     private final Counter refusedImages;
     private final Counter badMacFrames;
+    private final Counter slicesMoved;
 
     WorkerCounters(final Aeron aeron, final int jobId, final int workerId) {
         final String prefix = "dlion-worker job=" + jobId + " worker=" + workerId + ": ";
@@ -35,6 +36,7 @@ public final class WorkerCounters implements AutoCloseable {
             unprovenFrames = aeron.addCounter(type, prefix + "frames from unproven result images (dropped)");
             refusedImages = aeron.addCounter(type, prefix + "result images refused (not proven in time, or a forged HELLO_ACK)");
             badMacFrames = aeron.addCounter(type, prefix + "frames of the proven server with a wrong frame tag (dropped)");
+            slicesMoved = aeron.addCounter(type, prefix + "slice servers found dead (their slices moved to the next live rank)");
         } catch (final RuntimeException ex) {
             close();
             throw ex;
@@ -91,9 +93,14 @@ public final class WorkerCounters implements AutoCloseable {
         return badMacFrames;
     }
 
+    /** @return slice servers this worker found dead, whose slices moved to the next live rank ({@code SliceOwners}). */
+    public Counter slicesMoved() {
+        return slicesMoved;
+    }
+
     @Override
     public void close() {
         CloseHelper.closeAll(bytesUp, bytesDown, rounds, rejectedResults, staleResults, offersNotAccepted, serverReconnects,
-            unprovenFrames, refusedImages, badMacFrames);
+            unprovenFrames, refusedImages, badMacFrames, slicesMoved);
     }
 }

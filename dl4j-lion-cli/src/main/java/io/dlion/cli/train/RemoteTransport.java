@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
+import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
@@ -61,6 +62,16 @@ public final class RemoteTransport implements VoteTransport {
      *               launch one ({@link #runtime(Settings)}) and close it with the transport.
      */
     public RemoteTransport(final Settings s, final AeronRuntime shared) {
+        this(s, shared, null);
+    }
+
+    /**
+     * @param s      where the servers are and how to reach them.
+     * @param shared a runtime to share (the process's server runs on it), or null for one of its own.
+     * @param owners who serves which slice of a sharded job, and who takes a dead rank's slice over; null for servers
+     *               that never move.
+     */
+    public RemoteTransport(final Settings s, final AeronRuntime shared, final SliceOwners owners) {
         this.settings = s;
         this.ownsRuntime = shared == null;
         this.runtime = shared != null ? shared : runtime(s);
@@ -69,7 +80,8 @@ public final class RemoteTransport implements VoteTransport {
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule()).chunkWords(chunkWords)
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
             .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost(),
-                runtime.aeron().nextCorrelationId()));
+                runtime.aeron().nextCorrelationId()))
+            .owners(owners);
     }
 
     /**

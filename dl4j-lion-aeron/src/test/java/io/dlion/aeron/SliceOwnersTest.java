@@ -1,0 +1,152 @@
+package io.dlion.aeron;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The failover rule: slice s is served by the first rank not dead in ring order from s. Every expected owner comes from a
+ * plain scan of the dead set written here, and every worker's view, fed the same deaths in its own order, agrees.
+ */
+class SliceOwnersTest {
+    private static final long SILENCE = TimeUnit.SECONDS.toNanos(5);
+
+    @Test
+    void shouldMoveEverySliceOfADeadRankToTheNextLiveRankAndServeItThere() {
+        final List<Integer> served = new ArrayList<>();
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, served::add);
+        rank3.onServerLost(1);
+        assertEquals(2, rank3.owner(1), "slice 1 moves to rank 2");
+        assertEquals(List.of(), served, "rank 3 serves nothing yet");
+        rank3.onServerLost(2); // rank 2 dies too: its own slice and the one it took over move to rank 3
+        assertEquals(3, rank3.owner(1));
+        assertEquals(3, rank3.owner(2));
+        assertEquals(List.of(1, 2), served, "rank 3 serves both slices, in slice order");
+        assertEquals(0, rank3.owner(0));
+        assertEquals(Channels.udpVotes("h3", 40_002, 8), rank3.voteChannel(1), "slice 1's own port on rank 3's host, 2N streams per link");
+    }
+
+    @Test
+    void shouldWrapAroundTheRing() {
+        final List<Integer> served = new ArrayList<>();
+        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, served::add);
+        rank0.onServerLost(2);
+        assertEquals(0, rank0.owner(2));
+        assertEquals(List.of(2), served);
+        assertThrows(IllegalStateException.class, () -> {
+            final SliceOwners alone = new SliceOwners(sharded(2), 1, SILENCE, s -> { });
+            alone.onServerLost(0);
+            alone.onServerLost(1);
+        }, "no rank left");
+    }
+
+    /** Random deaths, seen by every live worker in its own order: all views agree with the plain scan. */
+    @Test
+    void shouldAgreeOnEveryOwnerWhateverTheOrderTheDeathsAreSeenIn() {
+        final SplittableRandom random = new SplittableRandom(7);
+        for (int trial = 0; trial < 200; trial++) {
+            final int n = 2 + random.nextInt(30);
+            final List<Integer> ranks = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                ranks.add(r);
+            }
+            Collections.shuffle(ranks, new java.util.Random(random.nextLong()));
+            final boolean[] dead = new boolean[n];
+            final List<Integer> deaths = ranks.subList(0, 1 + random.nextInt(n - 1));
+            for (final int d : deaths) {
+                dead[d] = true;
+            }
+            final int[][] servedBy = new int[n][];
+            for (int viewer = 0; viewer < n; viewer++) {
+                if (dead[viewer]) {
+                    continue;
+                }
+                final int me = viewer;
+                final int[] serves = new int[n];
+                java.util.Arrays.fill(serves, -1);
+                final SliceOwners view = new SliceOwners(sharded(n), viewer, SILENCE, s -> serves[s] = me);
+                final List<Integer> seen = new ArrayList<>(deaths);
+                Collections.shuffle(seen, new java.util.Random(random.nextLong()));
+                for (final int d : seen) {
+                    // a death is seen through a slice the dead rank serves in this view
+                    for (int s = 0; s < n; s++) {
+                        if (view.owner(s) == d) {
+                            view.onServerLost(s);
+                            break;
+                        }
+                    }
+                }
+                for (int s = 0; s < n; s++) {
+                    assertEquals(firstLive(dead, s), view.owner(s), "trial " + trial + ", viewer " + viewer + ", slice " + s);
+                }
+                servedBy[viewer] = serves;
+            }
+            for (int s = 0; s < n; s++) {
+                final int owner = firstLive(dead, s);
+                if (owner != s) {
+                    assertEquals(owner, servedBy[owner][s], "trial " + trial + ": rank " + owner + " started serving slice " + s);
+                }
+                for (int viewer = 0; viewer < n; viewer++) {
+                    if (servedBy[viewer] != null && viewer != owner) {
+                        assertEquals(-1, servedBy[viewer][s], "trial " + trial + ": only rank " + owner + " serves slice " + s);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldLetARestartedRankLookForTheServersAndServeNothing() {
+        final List<Integer> served = new ArrayList<>();
+        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, served::add).joining();
+        assertTrue(rank1.isJoining());
+        assertEquals(2, rank1.owner(1), "its own slice moved when it died: first candidate rank 2");
+        assertEquals(0, rank1.owner(0));
+        rank1.probeNext(1);
+        assertEquals(3, rank1.owner(1));
+        rank1.probeNext(1);
+        assertEquals(0, rank1.owner(1));
+        rank1.probeNext(1);
+        assertEquals(2, rank1.owner(1), "around the ring again, never itself");
+        rank1.probeNext(1);
+        rank1.onFound(1); // found at rank 3: rank 2 died before it
+        assertTrue(rank1.isDead(2));
+        assertFalse(rank1.isDead(3));
+        rank1.onServerLost(1); // rank 3 dies later: slice 1 moves to rank 0, never to the restarted rank
+        assertEquals(0, rank1.owner(1));
+        assertEquals(List.of(), served);
+    }
+
+    @Test
+    void shouldRefuseWhatCannotWork() {
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(Topology.star("h", 1, 2), 0, SILENCE, s -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 3, SILENCE, s -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 0, TimeUnit.MILLISECONDS.toNanos(500), s -> { }));
+    }
+
+    private static int firstLive(final boolean[] dead, final int slice) {
+        for (int i = 0; i < dead.length; i++) {
+            if (!dead[(slice + i) % dead.length]) {
+                return (slice + i) % dead.length;
+            }
+        }
+        return -1;
+    }
+
+    private static Topology sharded(final int n) {
+        final List<String> hosts = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            hosts.add("h" + r);
+        }
+        return Topology.sharded(hosts, 40_000);
+    }
+}

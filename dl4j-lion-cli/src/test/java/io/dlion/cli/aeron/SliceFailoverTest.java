@@ -1,0 +1,112 @@
+package io.dlion.cli.aeron;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.dlion.aeron.SliceOwners;
+import io.dlion.testkit.ChildProcess;
+import io.dlion.testkit.Frames;
+import io.dlion.testkit.TestPorts;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A shard host killed with SIGKILL mid-training: three {@code ./dlion worker --topology sharded} processes over UDP loopback,
+ * each serving one slice, with a job secret and no server of their own. Rank 0 (slice 0's server, the hand-over relay and
+ * the first donor) is killed after its first epoch. Both survivors find its server dead within the stated bound, rank 1
+ * takes slice 0 over, and the job goes on; rank 0 restarts with {@code --rejoin}, finds slice 0 at rank 1, takes a
+ * survivor's parameters through the moved relay, and all three end with the same {@code params-sha256}.
+ */
+class SliceFailoverTest {
+    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
+    private static final int WORKERS = 3;
+    /** Silence plus a HELLO interval and the round trip: the detection bound the docs state, with room for a busy machine. */
+    private static final long DETECT_BOUND_MS = TimeUnit.NANOSECONDS.toMillis(SliceOwners.DEFAULT_SILENCE_NS) + 5_000;
+    private final List<ChildProcess> children = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        for (final ChildProcess child : children) {
+            if (child.isAlive()) {
+                child.kill();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void shouldMoveADeadRanksSliceAndEndBitIdentical() throws Exception {
+        final int basePort = TestPorts.freeUdpPorts(2 * WORKERS);
+        final Path secret = Frames.writeSecret(dir.resolve("secret"));
+        final ChildProcess[] workers = new ChildProcess[WORKERS];
+        for (int i = 0; i < WORKERS; i++) {
+            workers[i] = worker(i, basePort, secret, false);
+        }
+        await(workers[0], l -> l.startsWith("epoch 1 "), 300, "rank 0 finished its first epoch");
+        workers[0].kill();
+        final long killedNs = System.nanoTime();
+        for (int i = 1; i < WORKERS; i++) {
+            await(workers[i], l -> l.contains("rank 0 is dead"), 60, "rank " + i + " found rank 0's server dead");
+            final long detectMs = TimeUnit.NANOSECONDS.toMillis(workers[i].timeOfFirstLine(killedNs, l -> l.contains("rank 0 is dead")) - killedNs);
+            assertTrue(detectMs <= DETECT_BOUND_MS, "rank " + i + " found the dead server in " + detectMs + " ms, bound " + DETECT_BOUND_MS);
+            System.out.printf("SliceFailoverTest: rank %d found rank 0's server dead %d ms after the SIGKILL%n", i, detectMs);
+        }
+        assertNotNull(workers[1].lastLine(l -> l.contains("takes over slice 0 ")), "rank 1, the next live rank, serves slice 0: "
+            + workers[1].lines());
+        assertEquals(null, workers[2].lastLine(l -> l.contains("takes over")), "only rank 1 serves the moved slice: " + workers[2].lines());
+        workers[0] = worker(0, basePort, secret, true);
+        final List<String> hashes = new ArrayList<>();
+        for (final ChildProcess w : workers) {
+            assertEquals(0, w.await(420), w.name() + ": " + w.lines());
+            final String line = w.lastLine(l -> HASH.matcher(l).find());
+            assertNotNull(line, w.name() + " printed its hash: " + w.lines());
+            final Matcher m = HASH.matcher(line);
+            assertTrue(m.find());
+            hashes.add(m.group(2));
+        }
+        assertNotNull(workers[0].lastLine(l -> l.contains("took worker")), "rank 0 rejoined with a survivor's parameters: " + workers[0].lines());
+        assertNotNull(workers[1].lastLine(l -> l.startsWith("worker 1 handed worker 0") && l.contains("through the server")),
+            "rank 1, the lowest live worker, was the donor, through the moved relay: " + workers[1].lines());
+        assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);
+    }
+
+    private static void await(final ChildProcess child, final Predicate<String> line, final long seconds, final String what)
+        throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (child.lastLine(line) == null) {
+            assertTrue(System.nanoTime() < deadline && child.isAlive(), what + ": " + child.lines());
+            Thread.sleep(50);
+        }
+    }
+
+    private ChildProcess worker(final int id, final int basePort, final Path secret, final boolean rejoin) throws IOException {
+        final String name = "worker-" + id + (rejoin ? "-rejoined" : "");
+        final List<String> args = new ArrayList<>(List.of("worker", "--topology", "sharded", "--hosts",
+            String.join(",", Collections.nCopies(WORKERS, "127.0.0.1")), "--vote-port", "" + basePort, "--job", "9", "--worker-id", "" + id,
+            "--workers", "" + WORKERS, "--secret-file", secret.toString(), "--run-id", "slice-failover-test", "--epochs", "3", "--batch", "90",
+            "--train-limit", "9000", "--test-limit", "500", "--round-timeout-ms", "3000", "--await-timeout-s", "120",
+            "--out", dir.resolve(name).toString()));
+        if (rejoin) {
+            args.add("--rejoin");
+        }
+        final ChildProcess child = ChildProcess.start(name, "io.dlion.cli.DLionCli", args, "1g", dir.resolve(name + ".log"));
+        children.add(child);
+        return child;
+    }
+}
