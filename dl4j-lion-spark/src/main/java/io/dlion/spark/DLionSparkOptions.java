@@ -43,7 +43,7 @@ public final class DLionSparkOptions implements Serializable {
     private long roundTimeoutMillis = ROUND_TIMEOUT_MILLIS_DEFAULT;
     private long serverRoundTimeoutMillis = SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT;
     private int votePort;
-    private String topology = Topology.STAR;
+    private String topology = Topology.SHARDED;
     private boolean shuffle;
     private long seed;
     private ListenerFactory listenerFactory;
@@ -246,10 +246,10 @@ public final class DLionSparkOptions implements Serializable {
     }
 
     /**
-     * @param topology {@code star} (default): task 0 runs the one aggregation server; {@code sharded}: every task serves
-     *                 one slice of the parameters (its ports: {@link #votePort(int)} + 2 × its partition, or free ones),
-     *                 the tasks learn each other's hosts and ports by {@code allGather}. Both end with the same
-     *                 parameters.
+     * @param topology {@code sharded} (default): every task serves one slice of the parameters (its ports:
+     *                 {@link #votePort(int)} + 2 × its partition, or free ones), the tasks learn each other's hosts and
+     *                 ports by {@code allGather}, and every link carries the same whatever the number of tasks;
+     *                 {@code star}: task 0 runs the one aggregation server. Both end with the same parameters.
      * @return this for a fluent API.
      */
     public DLionSparkOptions topology(final String topology) {

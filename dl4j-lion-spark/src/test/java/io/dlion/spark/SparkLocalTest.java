@@ -91,7 +91,7 @@ class SparkLocalTest {
     void shouldTrainAComputationGraphBitIdenticalToTheInProcessRun() throws Exception {
         final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
         final DLionSparkTrainer<ComputationGraph> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.graph(32),
-            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH));
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("star"));
 
         final ComputationGraph trained = trainer.fit(sc.parallelize(batches, WORKERS));
 
