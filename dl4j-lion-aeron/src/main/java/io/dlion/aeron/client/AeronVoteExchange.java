@@ -1,8 +1,6 @@
 package io.dlion.aeron.client;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,12 +19,7 @@ import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A worker's end of the vote over Aeron. For every shard it owns an {@link ExclusivePublication} for its vote
@@ -338,41 +331,12 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
-        final IdleStrategy idle = ctx.idleStrategy;
-        while (true) {
-            // every shard is read on every pass, the connected ones too: the answers to the other workers' HELLOs share
-            // a server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers)
-            int work = 0;
-            ShardState waiting = null;
-            for (final ShardState shard : shards) {
-                work += shard.maintain() + shard.poll();
-                if (waiting == null && !shard.connected()) {
-                    waiting = shard;
-                }
-            }
-            if (waiting == null) {
-                return;
-            }
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
-            }
-            idle.idle(work);
-        }
+        ShardState.connectAll(shards, ctx);
     }
 
-    /**
-     * Send what the shards' publications take, starting with the shard after this worker's own: worker i starts with
-     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
-     * from the start, rather than all workers filling slice 0's owner first.
-     */
+    /** Send what the shards' publications take, starting with the shard after this worker's own. */
     private int sendChunks() {
-        int work = 0;
-        final int first = (ctx.workerId + 1) % shards.length;
-        for (int i = 0; i < shards.length; i++) {
-            work += shards[(first + i) % shards.length].sendChunks();
-        }
-        return work;
+        return ShardState.sendChunks(shards, ctx.workerId);
     }
 
     private RoundResult complete(final long round) {
@@ -396,20 +360,11 @@ public final class AeronVoteExchange implements VoteExchange {
      * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
      * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
      * shard on the {@link Configuration} channels covers every parameter. The job's shared settings are
-     * {@link JobContext}'s.
+     * {@link JobContext}'s, the exchange's {@link ExchangeContext}'s; joining and side work are the vote exchange's own.
      */
-    public static final class Context extends JobContext<Context> {
-        private Aeron aeron;
-        private int workerId = -1;
-        private List<ShardEndpoint> shards = new ArrayList<>();
-        private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
-        private int fragmentLimit = Configuration.fragmentLimit();
-        private long firstRound;
+    public static final class Context extends ExchangeContext<Context> {
         private boolean join;
         private Agent sideAgent;
-        private EpochClock epochClock = SystemEpochClock.INSTANCE;
-        private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
-        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
         /**
          * Validate once.
@@ -420,132 +375,8 @@ public final class AeronVoteExchange implements VoteExchange {
         @Override
         public Context conclude() {
             super.conclude();
-            Objects.requireNonNull(aeron, "aeron");
-            if (workerId < 0 || workerId >= workers()) {
-                throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);
-            }
-            if (shards.isEmpty()) {
-                shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
-            }
-            ShardEndpoint.checkCover(shards, paramCount(), chunkWords());
-            if (connectTimeoutNs <= 0) {
-                throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
-            }
-            if (fragmentLimit < 1) {
-                throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
-            }
-            Objects.requireNonNull(idleStrategy, "idleStrategy");
-            Objects.requireNonNull(nanoClock, "nanoClock");
-            Objects.requireNonNull(epochClock, "epochClock");
-            if (firstRound < 0) {
-                throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
-            }
+            ShardEndpoint.checkCover(shards(), paramCount(), chunkWords());
             return this;
-        }
-
-        /**
-         * @param aeron client; not closed by the exchange.
-         * @return this for a fluent API.
-         */
-        public Context aeron(final Aeron aeron) {
-            this.aeron = aeron;
-            return this;
-        }
-
-        public Aeron aeron() {
-            return aeron;
-        }
-
-        /**
-         * @param workerId this worker, in [0, workers).
-         * @return this for a fluent API.
-         */
-        public Context workerId(final int workerId) {
-            this.workerId = workerId;
-            return this;
-        }
-
-        public int workerId() {
-            return workerId;
-        }
-
-        /**
-         * @param shards endpoints covering [0, paramCount) in order.
-         * @return this for a fluent API.
-         */
-        public Context shards(final List<ShardEndpoint> shards) {
-            this.shards = new ArrayList<>(shards);
-            return this;
-        }
-
-        public List<ShardEndpoint> shards() {
-            return shards;
-        }
-
-        /**
-         * @param connectTimeoutNs how long the constructor waits for every shard to connect.
-         * @return this for a fluent API.
-         */
-        public Context connectTimeoutNs(final long connectTimeoutNs) {
-            this.connectTimeoutNs = connectTimeoutNs;
-            return this;
-        }
-
-        public long connectTimeoutNs() {
-            return connectTimeoutNs;
-        }
-
-        /**
-         * @param fragmentLimit fragments polled per shard per loop.
-         * @return this for a fluent API.
-         */
-        public Context fragmentLimit(final int fragmentLimit) {
-            this.fragmentLimit = fragmentLimit;
-            return this;
-        }
-
-        public int fragmentLimit() {
-            return fragmentLimit;
-        }
-
-        /**
-         * @param idleStrategy used while awaiting results.
-         * @return this for a fluent API.
-         */
-        public Context idleStrategy(final IdleStrategy idleStrategy) {
-            this.idleStrategy = idleStrategy;
-            return this;
-        }
-
-        public IdleStrategy idleStrategy() {
-            return idleStrategy;
-        }
-
-        /**
-         * @param nanoClock for deadlines.
-         * @return this for a fluent API.
-         */
-        public Context nanoClock(final NanoClock nanoClock) {
-            this.nanoClock = nanoClock;
-            return this;
-        }
-
-        public NanoClock nanoClock() {
-            return nanoClock;
-        }
-
-        /**
-         * @param firstRound the round this worker submits first (default 0): a worker that joins or restarts in a running
-         *                   job starts at the job's round, which it learns with the parameters it resumes from.
-         * @return this for a fluent API.
-         */
-        public Context firstRound(final long firstRound) {
-            this.firstRound = firstRound;
-            return this;
-        }
-
-        public long firstRound() {
-            return firstRound;
         }
 
         /**
@@ -561,19 +392,6 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public boolean join() {
             return join;
-        }
-
-        /**
-         * @param epochClock for HELLO timestamps.
-         * @return this for a fluent API.
-         */
-        public Context epochClock(final EpochClock epochClock) {
-            this.epochClock = epochClock;
-            return this;
-        }
-
-        public EpochClock epochClock() {
-            return epochClock;
         }
 
         /**
