@@ -44,7 +44,8 @@ import org.agrona.concurrent.IdleStrategy;
  * {@link #submit} on this exchange; copy what must outlive it.
  * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
- * receives, where the shard stands in the round), {@link WorkerSession} (the round cursor, joining, join notices,
+ * receives, where the shard stands in the round; the same link as {@link AeronMeanExchange}'s, with a
+ * {@link VoteSliceCodec} for the payload), {@link WorkerSession} (the round cursor, joining, join notices,
  * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
  * into). This class runs the rounds: it checks the call order, drives the shards until the deadline and turns a
  * server's abort or rejoin demand into an exception.
