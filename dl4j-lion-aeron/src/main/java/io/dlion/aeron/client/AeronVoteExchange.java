@@ -332,7 +332,27 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        ShardState.connectAll(shards, ctx);
+        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
+        final IdleStrategy idle = ctx.idleStrategy;
+        while (true) {
+            // every shard is read on every pass, the connected ones too: the answers to the other workers' HELLOs share
+            // a server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers)
+            int work = 0;
+            ShardState waiting = null;
+            for (final ShardState shard : shards) {
+                work += shard.maintain() + shard.poll();
+                if (waiting == null && !shard.connected()) {
+                    waiting = shard;
+                }
+            }
+            if (waiting == null) {
+                return;
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+            }
+            idle.idle(work);
+        }
     }
 
     /** Send what the shards' publications take, starting with the shard after this worker's own. */
