@@ -192,55 +192,6 @@ final class ShardState implements AutoCloseable {
         this.lastHelloNs = nanoClock.nanoTime() - HELLO_INTERVAL_NS;
     }
 
-    /**
-     * Connect every slice: say HELLO (repeated until answered) and read until every slice's server has proven itself.
-     * Every slice is read on every pass, the connected ones too: the answers to the other workers' HELLOs share a
-     * server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers).
-     *
-     * @param shards the exchange's slices.
-     * @param ctx    the exchange's concluded configuration: the connect timeout, the clock and the idle strategy.
-     * @throws IllegalStateException when a slice does not connect in time.
-     */
-    static void connectAll(final ShardState[] shards, final ExchangeContext<?> ctx) {
-        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
-        final IdleStrategy idle = ctx.idleStrategy;
-        while (true) {
-            int work = 0;
-            ShardState waiting = null;
-            for (final ShardState shard : shards) {
-                work += shard.maintain() + shard.poll();
-                if (waiting == null && !shard.connected()) {
-                    waiting = shard;
-                }
-            }
-            if (waiting == null) {
-                return;
-            }
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
-            }
-            idle.idle(work);
-        }
-    }
-
-    /**
-     * Send what the slices' publications take, starting with the slice after this worker's own: worker i starts with
-     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
-     * from the start, rather than all workers filling slice 0's owner first.
-     *
-     * @param shards   the exchange's slices.
-     * @param workerId this worker.
-     * @return chunks sent.
-     */
-    static int sendChunks(final ShardState[] shards, final int workerId) {
-        int work = 0;
-        final int first = (workerId + 1) % shards.length;
-        for (int i = 0; i < shards.length; i++) {
-            work += shards[(first + i) % shards.length].sendChunks();
-        }
-        return work;
-    }
-
     /** @return the shard's slice and channels. */
     ShardEndpoint endpoint() {
         return endpoint;
@@ -644,5 +595,54 @@ final class ShardState implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(publication, subscription);
+    }
+
+    /**
+     * Connect every slice: say HELLO (repeated until answered) and read until every slice's server has proven itself.
+     * Every slice is read on every pass, the connected ones too: the answers to the other workers' HELLOs share a
+     * server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers).
+     *
+     * @param shards the exchange's slices.
+     * @param ctx    the exchange's concluded configuration: the connect timeout, the clock and the idle strategy.
+     * @throws IllegalStateException when a slice does not connect in time.
+     */
+    static void connectAll(final ShardState[] shards, final ExchangeContext<?> ctx) {
+        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
+        final IdleStrategy idle = ctx.idleStrategy;
+        while (true) {
+            int work = 0;
+            ShardState waiting = null;
+            for (final ShardState shard : shards) {
+                work += shard.maintain() + shard.poll();
+                if (waiting == null && !shard.connected()) {
+                    waiting = shard;
+                }
+            }
+            if (waiting == null) {
+                return;
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+            }
+            idle.idle(work);
+        }
+    }
+
+    /**
+     * Send what the slices' publications take, starting with the slice after this worker's own: worker i starts with
+     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
+     * from the start, rather than all workers filling slice 0's owner first.
+     *
+     * @param shards   the exchange's slices.
+     * @param workerId this worker.
+     * @return chunks sent.
+     */
+    static int sendChunks(final ShardState[] shards, final int workerId) {
+        int work = 0;
+        final int first = (workerId + 1) % shards.length;
+        for (int i = 0; i < shards.length; i++) {
+            work += shards[(first + i) % shards.length].sendChunks();
+        }
+        return work;
     }
 }
