@@ -145,24 +145,8 @@ public final class AeronMeanExchange implements MeanExchange {
                 work += slice.maintain();
             }
             work += ShardState.sendChunks(slices, ctx.workerId);
-            boolean done = true;
-            for (final ShardState slice : slices) {
-                if (!slice.resultDone()) {
-                    work += slice.poll();
-                    if (slice.abortVoters() != null) {
-                        session.endRound(round);
-                        throw new QuorumLostException(round, slice.endpoint().shard(), slice.abortVoters());
-                    }
-                    if (session.rejoinRequired() != null) {
-                        throw new RejoinRequiredException(round, session.rejoinRequired());
-                    }
-                    if (session.laterRoundSeen() >= 0) {
-                        throw new RejoinRequiredException(round, ctx.workerId, session.laterRoundSeen());
-                    }
-                    done &= slice.resultDone();
-                }
-            }
-            if (done) {
+            work += ShardState.pollResults(slices, session, round);
+            if (ShardState.resultsDone(slices)) {
                 session.endRound(round);
                 counters.rounds().incrementRelease();
                 exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);

@@ -201,24 +201,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 work += shard.maintain();
             }
             work += sendChunks() + sideWork();
-            boolean done = true;
-            for (final ShardState shard : shards) {
-                if (!shard.resultDone()) {
-                    work += shard.poll();
-                    if (shard.abortVoters() != null) {
-                        session.endRound(round);
-                        throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortVoters());
-                    }
-                    if (session.rejoinRequired() != null) {
-                        throw new RejoinRequiredException(round, session.rejoinRequired());
-                    }
-                    if (session.laterRoundSeen() >= 0) {
-                        throw new RejoinRequiredException(round, ctx.workerId, session.laterRoundSeen());
-                    }
-                    done &= shard.resultDone();
-                }
-            }
-            if (done) {
+            work += ShardState.pollResults(shards, session, round);
+            if (ShardState.resultsDone(shards)) {
                 return complete(round);
             }
             final long now = ctx.nanoClock.nanoTime();

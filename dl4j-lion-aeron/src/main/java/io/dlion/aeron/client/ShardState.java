@@ -645,4 +645,49 @@ final class ShardState implements AutoCloseable {
         }
         return work;
     }
+
+    /**
+     * Read the round's frames of every slice whose result is not complete yet, and end the round when a server says it is
+     * over for this worker.
+     *
+     * @param shards  the exchange's slices.
+     * @param session the worker's session.
+     * @param round   the round awaited.
+     * @return fragments read.
+     * @throws QuorumLostException     when a slice's server aborted the round (the session moves on to the next round).
+     * @throws RejoinRequiredException when a server tells this worker to rejoin, or a frame of a later round arrived while
+     *                                 this round's result is incomplete (the rest of it will never come).
+     */
+    static int pollResults(final ShardState[] shards, final WorkerSession session, final long round) {
+        int work = 0;
+        for (final ShardState shard : shards) {
+            if (!shard.resultDone()) {
+                work += shard.poll();
+                if (shard.abortVoters() != null) {
+                    session.endRound(round);
+                    throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortVoters());
+                }
+                if (session.rejoinRequired() != null) {
+                    throw new RejoinRequiredException(round, session.rejoinRequired());
+                }
+                if (session.laterRoundSeen() >= 0) {
+                    throw new RejoinRequiredException(round, session.workerId(), session.laterRoundSeen());
+                }
+            }
+        }
+        return work;
+    }
+
+    /**
+     * @param shards the exchange's slices.
+     * @return true when every slice's result of the round is complete.
+     */
+    static boolean resultsDone(final ShardState[] shards) {
+        for (final ShardState shard : shards) {
+            if (!shard.resultDone()) {
+                return false;
+            }
+        }
+        return true;
+    }
 }
