@@ -178,9 +178,7 @@ public final class CompareCommand implements Callable<Integer> {
             workerArgs, targetAccuracy,
             (epochTimeout + 120) * (long) opts.epochs, out);
         final List<NetlabComparison.Result> results = NetlabComparison.run(settings, methods);
-        final List<String> command = new ArrayList<>(commandLine());
-        command.add(1, "--netlab " + netlab + " --topology " + topology + " --target-accuracy " + targetAccuracy);
-        final String table = NetlabComparison.report(settings, results, String.join(" ", command));
+        final String table = NetlabComparison.report(settings, results, String.join(" ", commandLine()));
         System.out.println();
         System.out.print(table);
         System.out.println("wrote " + out.resolve("results.md") + ", " + out.resolve("accuracy_vs_seconds.png") + "; logs and metrics.csv of every"
@@ -188,16 +186,40 @@ public final class CompareCommand implements Callable<Integer> {
         return 0;
     }
 
-    private List<String> commandLine() {
-        final List<String> args = new ArrayList<>(List.of("./dlion compare", "--dataset", opts.dataset, "--model", opts.model, "--workers",
-            String.valueOf(workers), "--transport", transport, "--epochs", String.valueOf(opts.epochs), "--batch", String.valueOf(opts.batch),
-            "--lr-lion", fmt(lrLion), "--lr-adamw", fmt(lrAdamW)));
+    /**
+     * @return the command as run, one option (and its value) per element: every option that decides the runs; the D-Lion
+     *     transport without {@code --netlab} (the lab's processes use UDP), the rate and topology with it.
+     */
+    List<String> commandLine() {
+        final List<String> args = new ArrayList<>(List.of("./dlion compare"));
+        if (netlab != null) {
+            args.addAll(List.of("--netlab " + netlab, "--topology " + topology));
+        }
+        args.addAll(List.of("--dataset " + opts.dataset, "--model " + opts.model, "--workers " + workers));
+        if (netlab == null) {
+            args.add("--transport " + transport);
+        }
+        args.addAll(List.of("--epochs " + opts.epochs, "--batch " + opts.batch, "--seed " + opts.seed, "--lr-lion " + fmt(lrLion),
+            "--lr-adamw " + fmt(lrAdamW)));
+        if (wdLion != 0) {
+            args.add("--weight-decay-lion " + fmt(wdLion));
+        }
+        if (wdAdamW != 0) {
+            args.add("--weight-decay-adamw " + fmt(wdAdamW));
+        }
         if (opts.trainLimit > 0) {
             args.add("--train-limit " + opts.trainLimit);
         }
         if (opts.testLimit > 0) {
             args.add("--test-limit " + opts.testLimit);
         }
+        if (opts.dataDir != null) {
+            args.add("--data-dir " + opts.dataDir);
+        }
+        if (only != null) {
+            args.add("--only " + String.join(",", only));
+        }
+        args.add("--target-accuracy " + targetAccuracy);
         args.add("--out " + opts.out);
         return args;
     }

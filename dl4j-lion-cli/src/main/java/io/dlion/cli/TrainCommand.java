@@ -38,8 +38,8 @@ public final class TrainCommand implements Callable<Integer> {
         + " D-Lion, aeron-ipc for dense)")
     String transport;
 
-    @Option(names = "--topology", description = "D-Lion over Aeron: star (one aggregation server) or sharded (a slice server per"
-        + " worker, in this JVM) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--topology", description = "D-Lion or dense sharing over Aeron: star (one aggregation server) or sharded (a slice"
+        + " server per worker, in this JVM) (default: ${DEFAULT-VALUE})")
     String topology = "star";
 
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")

@@ -75,7 +75,8 @@ class TrainCommandTest {
         }
         final String refused = run(2, "train", "--model", "mlp", "--optimizer", "lion", "--sharing", "dlion-mavo", "--workers", "2",
             "--transport", "inproc", "--topology", "sharded", "--epochs", "1", "--batch", "2", "--out", out.resolve("refused").toString());
-        assertTrue(refused.contains("--topology sharded needs D-Lion sharing (dlion-mavo or dlion-avg) over --transport aeron-ipc"), refused);
+        assertTrue(refused.contains("--topology sharded needs D-Lion or dense sharing (dlion-mavo, dlion-avg, dense-lion or dense-adamw)"
+            + " over --transport aeron-ipc"), refused);
     }
 
     /** @return the one params-sha256 that every one of 65 workers printed. */
@@ -110,10 +111,15 @@ class TrainCommandTest {
         for (int c = 10; c < 18; c++) {
             assertTrue(Double.parseDouble(last[c]) >= 0, "time column " + c);
         }
-        assertSameHashes(printed, 3);
+        final String star = assertSameHashes(printed, 3);
+        // a slice server per worker (a reduce-scatter, then an all-gather): the same means, so the same parameters
+        final String sharded = run(0, "train", "--model", "mlp", "--sharing", "dense-adamw", "--workers", "3", "--epochs", "1", "--batch", "48",
+            "--train-limit", "480", "--test-limit", "200", "--topology", "sharded", "--out", out.resolve("sharded").toString());
+        assertEquals(star, assertSameHashes(sharded, 3), "sharded ends with the star's parameters");
     }
 
-    private static void assertSameHashes(final String printed, final int expectedWorkers) {
+    /** @return the one params-sha256 every worker printed. */
+    private static String assertSameHashes(final String printed, final int expectedWorkers) {
         final Matcher m = Pattern.compile("params-sha256 worker=(\\d) ([0-9a-f]{64})").matcher(printed);
         String hash = null;
         int workers = 0;
@@ -123,6 +129,7 @@ class TrainCommandTest {
             workers++;
         }
         assertEquals(expectedWorkers, workers, printed);
+        return hash;
     }
 
     @Test

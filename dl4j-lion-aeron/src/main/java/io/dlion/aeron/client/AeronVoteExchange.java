@@ -2,7 +2,6 @@ package io.dlion.aeron.client;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -22,12 +21,7 @@ import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A worker's end of the vote over Aeron. For every shard it owns an {@link ExclusivePublication} for its vote
@@ -56,7 +50,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * reads the slice's result again whole ({@link SliceOwners} has the rule).
  * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
- * receives, where the shard stands in the round), {@link WorkerSession} (the round cursor, joining, join notices,
+ * receives, where the shard stands in the round; the same link as {@link AeronMeanExchange}'s, with a
+ * {@link VoteSliceCodec} for the payload), {@link WorkerSession} (the round cursor, joining, join notices,
  * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
  * into). This class runs the rounds: it checks the call order, drives the shards until the deadline and turns a
  * server's abort or rejoin demand into an exception.
@@ -231,24 +226,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 work += shard.maintain();
             }
             work += sendChunks() + sideWork();
-            boolean done = true;
-            for (final ShardState shard : shards) {
-                if (!shard.resultDone()) {
-                    work += shard.poll();
-                    if (shard.abortVoters() != null) {
-                        session.endRound(round);
-                        throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortVoters());
-                    }
-                    if (session.rejoinRequired() != null) {
-                        throw new RejoinRequiredException(round, session.rejoinRequired());
-                    }
-                    if (session.laterRoundSeen() >= 0) {
-                        throw new RejoinRequiredException(round, ctx.workerId, session.laterRoundSeen());
-                    }
-                    done &= shard.resultDone();
-                }
-            }
-            if (done) {
+            work += ShardState.pollResults(shards, session, round);
+            if (ShardState.resultsDone(shards)) {
                 return complete(round);
             }
             final long now = ctx.nanoClock.nanoTime();
@@ -451,18 +430,9 @@ public final class AeronVoteExchange implements VoteExchange {
         }
     }
 
-    /**
-     * Send what the shards' publications take, starting with the shard after this worker's own: worker i starts with
-     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
-     * from the start, rather than all workers filling slice 0's owner first.
-     */
+    /** Send what the shards' publications take, starting with the shard after this worker's own. */
     private int sendChunks() {
-        int work = 0;
-        final int first = (ctx.workerId + 1) % shards.length;
-        for (int i = 0; i < shards.length; i++) {
-            work += shards[(first + i) % shards.length].sendChunks();
-        }
-        return work;
+        return ShardState.sendChunks(shards, ctx.workerId);
     }
 
     private RoundResult complete(final long round) {
@@ -486,21 +456,12 @@ public final class AeronVoteExchange implements VoteExchange {
      * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
      * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
      * shard on the {@link Configuration} channels covers every parameter. The job's shared settings are
-     * {@link JobContext}'s.
+     * {@link JobContext}'s, the exchange's {@link ExchangeContext}'s; joining and side work are the vote exchange's own.
      */
-    public static final class Context extends JobContext<Context> {
-        private Aeron aeron;
-        private int workerId = -1;
-        private List<ShardEndpoint> shards = new ArrayList<>();
-        private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
-        private int fragmentLimit = Configuration.fragmentLimit();
-        private long firstRound;
+    public static final class Context extends ExchangeContext<Context> {
         private boolean join;
         private Agent sideAgent;
         private SliceOwners owners;
-        private EpochClock epochClock = SystemEpochClock.INSTANCE;
-        private IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
-        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
         /**
          * Validate once.
@@ -511,14 +472,7 @@ public final class AeronVoteExchange implements VoteExchange {
         @Override
         public Context conclude() {
             super.conclude();
-            Objects.requireNonNull(aeron, "aeron");
-            if (workerId < 0 || workerId >= workers()) {
-                throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);
-            }
-            if (shards.isEmpty()) {
-                shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
-            }
-            ShardEndpoint.checkCover(shards, paramCount(), chunkWords());
+            ShardEndpoint.checkCover(shards(), paramCount(), chunkWords());
             if (owners != null) {
                 if (shards.size() != owners.slices()) {
                     throw new IllegalArgumentException("owners: " + owners.slices() + " slices, the shards are " + shards.size());
@@ -529,124 +483,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 }
                 shards = served;
             }
-            if (connectTimeoutNs <= 0) {
-                throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
-            }
-            if (fragmentLimit < 1) {
-                throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
-            }
-            Objects.requireNonNull(idleStrategy, "idleStrategy");
-            Objects.requireNonNull(nanoClock, "nanoClock");
-            Objects.requireNonNull(epochClock, "epochClock");
-            if (firstRound < 0) {
-                throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
-            }
             return this;
-        }
-
-        /**
-         * @param aeron client; not closed by the exchange.
-         * @return this for a fluent API.
-         */
-        public Context aeron(final Aeron aeron) {
-            this.aeron = aeron;
-            return this;
-        }
-
-        public Aeron aeron() {
-            return aeron;
-        }
-
-        /**
-         * @param workerId this worker, in [0, workers).
-         * @return this for a fluent API.
-         */
-        public Context workerId(final int workerId) {
-            this.workerId = workerId;
-            return this;
-        }
-
-        public int workerId() {
-            return workerId;
-        }
-
-        /**
-         * @param shards endpoints covering [0, paramCount) in order.
-         * @return this for a fluent API.
-         */
-        public Context shards(final List<ShardEndpoint> shards) {
-            this.shards = new ArrayList<>(shards);
-            return this;
-        }
-
-        public List<ShardEndpoint> shards() {
-            return shards;
-        }
-
-        /**
-         * @param connectTimeoutNs how long the constructor waits for every shard to connect.
-         * @return this for a fluent API.
-         */
-        public Context connectTimeoutNs(final long connectTimeoutNs) {
-            this.connectTimeoutNs = connectTimeoutNs;
-            return this;
-        }
-
-        public long connectTimeoutNs() {
-            return connectTimeoutNs;
-        }
-
-        /**
-         * @param fragmentLimit fragments polled per shard per loop.
-         * @return this for a fluent API.
-         */
-        public Context fragmentLimit(final int fragmentLimit) {
-            this.fragmentLimit = fragmentLimit;
-            return this;
-        }
-
-        public int fragmentLimit() {
-            return fragmentLimit;
-        }
-
-        /**
-         * @param idleStrategy used while awaiting results.
-         * @return this for a fluent API.
-         */
-        public Context idleStrategy(final IdleStrategy idleStrategy) {
-            this.idleStrategy = idleStrategy;
-            return this;
-        }
-
-        public IdleStrategy idleStrategy() {
-            return idleStrategy;
-        }
-
-        /**
-         * @param nanoClock for deadlines.
-         * @return this for a fluent API.
-         */
-        public Context nanoClock(final NanoClock nanoClock) {
-            this.nanoClock = nanoClock;
-            return this;
-        }
-
-        public NanoClock nanoClock() {
-            return nanoClock;
-        }
-
-        /**
-         * @param firstRound the round this worker submits first (default 0): a worker that joins or restarts in a running
-         *                   job starts at the job's round, which it learns with the parameters it resumes from.
-         * @return this for a fluent API.
-         */
-        public Context firstRound(final long firstRound) {
-            this.firstRound = firstRound;
-            return this;
-        }
-
-        public long firstRound() {
-            return firstRound;
         }
 
         /**
@@ -662,19 +499,6 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public boolean join() {
             return join;
-        }
-
-        /**
-         * @param epochClock for HELLO timestamps.
-         * @return this for a fluent API.
-         */
-        public Context epochClock(final EpochClock epochClock) {
-            this.epochClock = epochClock;
-            return this;
-        }
-
-        public EpochClock epochClock() {
-            return epochClock;
         }
 
         /**

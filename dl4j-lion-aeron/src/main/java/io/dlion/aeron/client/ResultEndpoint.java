@@ -7,8 +7,8 @@ import io.aeron.Subscription;
 
 /**
  * The address and port a worker's result subscription resolved to, which its HELLO carries so that a UDP server can
- * add it as a destination of its manual multi-destination-cast. IPC subscriptions have none. Shared by the vote client
- * ({@link ShardState}) and the dense client ({@link AeronMeanExchange}).
+ * add it as a destination of its manual multi-destination-cast. IPC subscriptions have none. One per {@link ShardState},
+ * whatever the payload.
  */
 final class ResultEndpoint {
     private static final String IPC = "aeron:ipc";

@@ -18,27 +18,25 @@ import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.aeron.wire.LittleEndianView;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
-import io.dlion.aeron.wire.ResultChunkFlyweight;
 import io.dlion.aeron.wire.RoundAbortFlyweight;
-import io.dlion.aeron.wire.VoteChunkFlyweight;
-import io.dlion.aeron.wire.WireBuffers;
 import io.dlion.exchange.ExchangeCounters;
-import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * A worker's link to one shard's server: the {@link ExclusivePublication} its vote chunks go up on and the
- * {@link Subscription} the server's frames come down on, and where this shard stands in the round: the next vote
+ * A worker's link to one slice's server, the same for both payloads: the {@link ExclusivePublication} its chunks go up
+ * on and the {@link Subscription} the server's frames come down on, and where this slice stands in the round: the next
  * chunk to send, the next result word expected, an abort, and which server session it talks to.
  * <p>
- * What it receives goes where it belongs: result chunks, once their frame is checked, to the {@link ResultAssembly}
- * (which owns the result buffers), JOIN_NOTICEs to the {@link WorkerSession} (which owns the job-wide session state).
+ * What differs between the payloads is its {@link SliceCodec}: how a chunk goes up (sign votes, {@link VoteSliceCodec};
+ * fp32 gradients, {@link MeanSliceCodec}) and where a result chunk goes once the link has checked its frame (the
+ * {@link ResultAssembly}, which owns the result buffers; the mean vector). JOIN_NOTICEs go to the {@link WorkerSession}
+ * (which owns the job-wide session state).
  * <p>
  * <b>Which server it believes.</b> Frames are read only from the result image whose session the server proved with a
  * HELLO_ACK: an answer to one of this worker's last HELLOs (its nonce), naming the session it arrived on and, with the
@@ -81,29 +79,24 @@ final class ShardState implements AutoCloseable {
     private final Subscription subscription;
     private final ControlledFragmentHandler handler = this::onResult;
     private final WorkerSession session;
-    private final ResultAssembly assembly;
+    private final SliceCodec codec;
     private final WorkerCounters counters;
     private final ExchangeCounters exchangeCounters;
-    private final long[][] voteView;
     private final int jobId;
     private final int workerId;
     private final int workers;
     private final long paramCount;
-    private final VoteRule rule;
     private final int chunkWords;
     private final int fragmentLimit;
     private final HelloFlyweight helloOut = new HelloFlyweight();
-    private final VoteChunkFlyweight voteOut = new VoteChunkFlyweight();
-    private final ResultChunkFlyweight resultIn = new ResultChunkFlyweight();
     private final JoinNoticeFlyweight noticeIn = new JoinNoticeFlyweight();
     private final HelloAckFlyweight ackIn = new HelloAckFlyweight();
     private final MessageHeaderFlyweight inHeader = new MessageHeaderFlyweight();
     private final BufferClaim bufferClaim = new BufferClaim();
-    /** Tags this worker's votes and checks the server's frames; one instance, as the exchange has one thread. */
+    /** Tags this worker's chunks and checks the server's frames; one instance, as the exchange has one thread. */
     private final FrameMac frameMac;
     private final int tag;
     private final int helloFlags;
-    private final LittleEndianView receiveView = new LittleEndianView();
     private final NanoClock nanoClock;
     private final long[] nonces = new long[NONCES];
     private final int[] unprovenSession = new int[TRACKED_IMAGES];
@@ -130,7 +123,7 @@ final class ShardState implements AutoCloseable {
     private final VoterSet frameVoters;
 
     /**
-     * Add the shard's publication and subscription (not yet connected).
+     * Add the shard's publication and subscription (not yet connected), for sign votes.
      *
      * @param index            the shard's index in the exchange.
      * @param endpoint         the shard's slice and channels.
@@ -144,21 +137,36 @@ final class ShardState implements AutoCloseable {
      */
     ShardState(final int index, final ShardEndpoint endpoint, final AeronVoteExchange.Context ctx, final long[] vote,
         final WorkerSession session, final ResultAssembly assembly, final WorkerCounters counters, final ExchangeCounters exchangeCounters) {
+        this(index, endpoint, ctx, new VoteSliceCodec(index, endpoint.shard(), ctx, vote, assembly), session, counters, exchangeCounters);
+    }
+
+    /**
+     * Add the slice's publication and subscription (not yet connected).
+     *
+     * @param index            the slice's index in the exchange.
+     * @param endpoint         the slice and its channels.
+     * @param ctx              the exchange's concluded configuration.
+     * @param codec            the payload: how chunks go up and where results go.
+     * @param session          the worker's session.
+     * @param counters         the worker's Aeron counters.
+     * @param exchangeCounters the worker's byte and round counters.
+     * @throws IllegalArgumentException when the vote channel's MTU cannot carry a chunk.
+     */
+    ShardState(final int index, final ShardEndpoint endpoint, final ExchangeContext<?> ctx, final SliceCodec codec,
+        final WorkerSession session, final WorkerCounters counters, final ExchangeCounters exchangeCounters) {
         this.index = index;
         this.endpoint = endpoint;
         this.session = session;
-        this.assembly = assembly;
+        this.codec = codec;
         this.counters = counters;
         this.exchangeCounters = exchangeCounters;
-        this.voteView = new long[][] {vote};
         this.jobId = ctx.jobId();
         this.workerId = ctx.workerId();
         this.workers = ctx.workers();
         this.abortVoters = new VoterSet(workers);
         this.frameVoters = new VoterSet(workers);
         this.paramCount = ctx.paramCount();
-        this.rule = ctx.rule();
-        this.chunkWords = ctx.chunkWords();
+        this.chunkWords = codec.chunkWords();
         this.fragmentLimit = ctx.fragmentLimit();
         this.nanoClock = ctx.nanoClock();
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
@@ -177,11 +185,11 @@ final class ShardState implements AutoCloseable {
         }
         this.publication = pub;
         this.resultEndpoint = new ResultEndpoint(subscription);
-        if (pub.maxPayloadLength() < MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES + tag) {
+        final int need = codec.chunkLength((long) chunkWords * Long.SIZE) + tag;
+        if (pub.maxPayloadLength() < need) {
             close();
-            throw new IllegalArgumentException("voteChannel mtu too small for chunkWords=" + chunkWords + ": max payload "
-                + pub.maxPayloadLength() + " bytes, need " + (MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES + tag)
-                + " (use mtu=8k or fewer chunkWords): " + endpoint);
+            throw new IllegalArgumentException("voteChannel mtu too small for " + codec.payloadName() + " chunks of chunkWords=" + chunkWords
+                + ": max payload " + pub.maxPayloadLength() + " bytes, need " + need + " (use mtu=8k or fewer chunkWords): " + endpoint);
         }
         this.nextChunk = layout.chunkCount();
         this.nextResultWord = layout.toWord();
@@ -408,7 +416,7 @@ final class ShardState implements AutoCloseable {
     }
 
     /**
-     * Send the round's vote chunks the publication takes now, in order.
+     * Send the round's chunks the publication takes now, in order.
      *
      * @return chunks sent.
      */
@@ -420,15 +428,15 @@ final class ShardState implements AutoCloseable {
         while (nextChunk < layout.chunkCount()) {
             final int words = layout.wordsOf(nextChunk);
             final int wordOffset = layout.wordOffset(nextChunk);
-            final int body = VoteChunkFlyweight.length(layout.paramsOf(wordOffset, words));
+            final long params = layout.paramsOf(wordOffset, words);
+            final int body = codec.chunkLength(params);
             final int length = body + tag;
             final long result = publication.tryClaim(length, bufferClaim);
             if (result < 0) {
                 offerFailed(result);
                 break;
             }
-            voteOut.wrap(bufferClaim.buffer(), bufferClaim.offset())
-                .encode(jobId, session.submittedRound(), wordOffset, words, workerId, endpoint.shard(), voteView, paramCount, wordOffset);
+            codec.encodeChunk(bufferClaim.buffer(), bufferClaim.offset(), session.submittedRound(), wordOffset, words, params);
             if (frameMac != null) {
                 frameMac.sign(bufferClaim.buffer(), bufferClaim.offset(), body, publication.sessionId());
             }
@@ -449,8 +457,8 @@ final class ShardState implements AutoCloseable {
      */
     void describeProgress(final StringBuilder sb) {
         sb.append(" shard ").append(endpoint.shard()).append(": sent ").append(nextChunk).append('/')
-            .append(layout.chunkCount()).append(" chunks, received ").append(nextResultWord - layout.fromWord())
-            .append('/').append(layout.words()).append(" result words");
+            .append(layout.chunkCount()).append(' ').append(codec.payloadName()).append(" chunks, received ")
+            .append(nextResultWord - layout.fromWord()).append('/').append(layout.words()).append(' ').append(codec.resultName()).append(" words");
         if (!publication.isConnected() || !subscription.isConnected()) {
             sb.append(", server not connected (down or restarting; a restarted server is rejoined automatically within"
                 + " the await timeout)");
@@ -480,7 +488,7 @@ final class ShardState implements AutoCloseable {
             return ControlledFragmentHandler.Action.CONTINUE;
         }
         lastServerFrameNs = nanoClock.nanoTime();
-        if (type != MessageType.RESULT_CHUNK && type != MessageType.ROUND_ABORT && type != MessageType.JOIN_NOTICE) {
+        if (type != codec.resultType() && type != MessageType.ROUND_ABORT && type != MessageType.JOIN_NOTICE) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
@@ -520,7 +528,7 @@ final class ShardState implements AutoCloseable {
         final int wordOffset = msg.chunkWordOffset();
         final int words = msg.chunkWords();
         if (wordOffset != nextResultWord || words < 1 || words > layout.toWord() - wordOffset || !msg.readVoterSet(frameVoters, messageLength)
-            || frameVoters.isEmpty() || !decode(resultIn.wrapForRead(buffer, offset), messageLength, wordOffset, words, frameVoters)) {
+            || frameVoters.isEmpty() || !codec.decode(msg, messageLength, layout.paramsOf(wordOffset, words), wordOffset, words, frameVoters)) {
             counters.rejectedResults().incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
@@ -575,7 +583,7 @@ final class ShardState implements AutoCloseable {
                 counters.serverReconnects().incrementRelease();
                 if (session.inRound() && !resultDone()) {
                     startRound();
-                    assembly.restartShard(index, layout.fromWord(), layout.toWord());
+                    codec.restart(layout.fromWord(), layout.toWord());
                 }
             }
         }
@@ -617,33 +625,13 @@ final class ShardState implements AutoCloseable {
         return ControlledFragmentHandler.Action.CONTINUE;
     }
 
-    /**
-     * Check a result chunk's frame (encoding for the voter count, size, body length) and hand its body to the assembly.
-     */
-    private boolean decode(final ResultChunkFlyweight frame, final int length, final int wordOffset, final int words, final VoterSet voterSet) {
-        final MessageHeaderFlyweight msg = frame.header();
-        final int voters = voterSet.count();
-        final int encoding = msg.encoding();
-        final boolean allowed = rule == VoteRule.MAJORITY
-            ? encoding == ((voters & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
-            : encoding == Encoding.COUNT_PLANES;
-        final long params = layout.paramsOf(wordOffset, words);
-        if (!allowed || voters > workers || words > chunkWords
-            || length != MessageHeaderFlyweight.headerLength(voterSet.wordCount()) + Encoding.bodyLength(encoding, words, params, voters)) {
-            return false;
-        }
-        final DirectBuffer buffer = msg.buffer();
-        return assembly.accept(index, receiveView.of(buffer), WireBuffers.index(buffer, msg.afterVoterSet()), params, wordOffset, words,
-            voterSet);
-    }
-
     private void offerFailed(final long result) {
         if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION || result == Publication.NOT_CONNECTED) {
             counters.offersNotAccepted().incrementRelease();
         } else if (result == Publication.CLOSED) {
-            throw new IllegalStateException("vote publication closed: " + endpoint);
+            throw new IllegalStateException(codec.payloadName() + " publication closed: " + endpoint);
         } else if (result == Publication.MAX_POSITION_EXCEEDED) {
-            throw new IllegalStateException("vote publication reached its maximum position, use a larger term-length: " + endpoint);
+            throw new IllegalStateException(codec.payloadName() + " publication reached its maximum position, use a larger term-length: " + endpoint);
         } else {
             throw new IllegalStateException("unknown offer result " + result);
         }
@@ -652,5 +640,99 @@ final class ShardState implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(publication, subscription);
+    }
+
+    /**
+     * Connect every slice: say HELLO (repeated until answered) and read until every slice's server has proven itself.
+     * Every slice is read on every pass, the connected ones too: the answers to the other workers' HELLOs share a
+     * server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers).
+     *
+     * @param shards the exchange's slices.
+     * @param ctx    the exchange's concluded configuration: the connect timeout, the clock and the idle strategy.
+     * @throws IllegalStateException when a slice does not connect in time.
+     */
+    static void connectAll(final ShardState[] shards, final ExchangeContext<?> ctx) {
+        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
+        final IdleStrategy idle = ctx.idleStrategy;
+        while (true) {
+            int work = 0;
+            ShardState waiting = null;
+            for (final ShardState shard : shards) {
+                work += shard.maintain() + shard.poll();
+                if (waiting == null && !shard.connected()) {
+                    waiting = shard;
+                }
+            }
+            if (waiting == null) {
+                return;
+            }
+            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
+            }
+            idle.idle(work);
+        }
+    }
+
+    /**
+     * Send what the slices' publications take, starting with the slice after this worker's own: worker i starts with
+     * slice i + 1, so that in a sharded job the N workers' first slices go to N different owners and every link is busy
+     * from the start, rather than all workers filling slice 0's owner first.
+     *
+     * @param shards   the exchange's slices.
+     * @param workerId this worker.
+     * @return chunks sent.
+     */
+    static int sendChunks(final ShardState[] shards, final int workerId) {
+        int work = 0;
+        final int first = (workerId + 1) % shards.length;
+        for (int i = 0; i < shards.length; i++) {
+            work += shards[(first + i) % shards.length].sendChunks();
+        }
+        return work;
+    }
+
+    /**
+     * Read the round's frames of every slice whose result is not complete yet, and end the round when a server says it is
+     * over for this worker.
+     *
+     * @param shards  the exchange's slices.
+     * @param session the worker's session.
+     * @param round   the round awaited.
+     * @return fragments read.
+     * @throws QuorumLostException     when a slice's server aborted the round (the session moves on to the next round).
+     * @throws RejoinRequiredException when a server tells this worker to rejoin, or a frame of a later round arrived while
+     *                                 this round's result is incomplete (the rest of it will never come).
+     */
+    static int pollResults(final ShardState[] shards, final WorkerSession session, final long round) {
+        int work = 0;
+        for (final ShardState shard : shards) {
+            if (!shard.resultDone()) {
+                work += shard.poll();
+                if (shard.abortVoters() != null) {
+                    session.endRound(round);
+                    throw new QuorumLostException(round, shard.endpoint().shard(), shard.abortVoters());
+                }
+                if (session.rejoinRequired() != null) {
+                    throw new RejoinRequiredException(round, session.rejoinRequired());
+                }
+                if (session.laterRoundSeen() >= 0) {
+                    throw new RejoinRequiredException(round, session.workerId(), session.laterRoundSeen());
+                }
+            }
+        }
+        return work;
+    }
+
+    /**
+     * @param shards the exchange's slices.
+     * @return true when every slice's result of the round is complete.
+     */
+    static boolean resultsDone(final ShardState[] shards) {
+        for (final ShardState shard : shards) {
+            if (!shard.resultDone()) {
+                return false;
+            }
+        }
+        return true;
     }
 }

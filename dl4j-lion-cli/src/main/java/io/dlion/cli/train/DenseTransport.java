@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,20 +14,23 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.Payload;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.exchange.MeanExchange;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
 
 /**
- * Where the workers of dense data-parallel training send their gradients: an {@link AggregationServer} of
- * {@link Payload#FP32} in this JVM
- * (IPC or UDP on 127.0.0.1, {@link #local}) or a {@code ./dlion server --sharing dense} on another host
- * ({@link #remote}, the same settings as a D-Lion worker's {@link RemoteTransport}).
+ * Where the workers of dense data-parallel training send their gradients: {@link AggregationServer}s of
+ * {@link Payload#FP32} in this JVM (IPC or UDP on 127.0.0.1, {@link #local}: one for the star, one per worker for the
+ * sharded topology) or the servers of a job on other hosts ({@link #remote}, the same settings as a D-Lion worker's
+ * {@link RemoteTransport}).
  */
 public final class DenseTransport implements AutoCloseable {
     private static final String LOOPBACK = "127.0.0.1";
@@ -48,45 +52,65 @@ public final class DenseTransport implements AutoCloseable {
     }
 
     /**
-     * A whole dense job in this JVM: embedded driver, the server on its own thread, one exchange per worker.
+     * A whole dense job in this JVM: embedded driver, the servers on one thread of their own, one exchange per worker.
+     * The star has one server; the sharded topology one slice server per worker ({@link Topology#sliceBounds} on the
+     * dense chunk grid, a reduce-scatter of the gradients, then an all-gather of the means), as a sharded D-Lion job in
+     * one JVM ({@link io.dlion.aeron.LocalAeronJob}).
      *
-     * @param udp     UDP on 127.0.0.1 (results by multi-destination-cast), else IPC.
-     * @param workers workers of the job.
-     * @param params  parameters of the model.
+     * @param udp      UDP on 127.0.0.1 (results by multi-destination-cast), else IPC.
+     * @param topology {@link Topology#STAR} or {@link Topology#SHARDED}.
+     * @param workers  workers of the job.
+     * @param params   parameters of the model.
      * @return the transport.
      */
-    static DenseTransport local(final boolean udp, final int workers, final long params) {
+    static DenseTransport local(final boolean udp, final String topology, final int workers, final long params) {
+        final boolean sharded = Topology.SHARDED.equals(Topology.checkName(topology));
+        final int slices = sharded ? workers : 1;
+        final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
+        final int streams = Topology.linkStreams(topology, workers);
         final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        final List<AggregationServer> servers = new ArrayList<>();
         AgentRunner runner = null;
         try {
-            final String serverVotes;
-            final String serverResults;
-            final String workerResults;
-            if (udp) {
-                final int votePort = freeUdpPort();
-                final int controlPort = freeUdpPort();
-                serverVotes = Channels.udpVotes(LOOPBACK, votePort, workers);
-                serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, workers);
-                workerResults = Channels.udpResultsSubscription(LOOPBACK, workers);
-            } else {
-                serverVotes = Channels.ipc();
-                serverResults = Channels.ipc();
-                workerResults = Channels.ipc();
+            final List<ShardEndpoint> endpoints = new ArrayList<>();
+            for (int s = 0; s < slices; s++) {
+                final String serverVotes;
+                final String serverResults;
+                final String workerResults;
+                if (udp) {
+                    final int votePort = freeUdpPort();
+                    final int controlPort = freeUdpPort();
+                    serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
+                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
+                    workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
+                } else {
+                    // the star keeps Aeron's default IPC term; N slice servers cut theirs as a sharded D-Lion job does
+                    serverVotes = sharded ? Channels.ipc(streams) : Channels.ipc();
+                    serverResults = serverVotes;
+                    workerResults = serverVotes;
+                }
+                final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT + 2 * s;
+                final int resultStream = voteStream + 1;
+                servers.add(new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
+                    .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shard(s).paramRange(bounds[s], bounds[s + 1])
+                    .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
+                    .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10))));
+                endpoints.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], serverVotes, voteStream, workerResults,
+                    resultStream));
             }
-            final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT;
-            final int resultStream = Configuration.RESULT_STREAM_ID_DEFAULT;
-            final AggregationServer server = new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
-                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
-                .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
-                .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10)));
+            final Agent agent = servers.size() == 1 ? servers.get(0) : new CompositeAgent(new ArrayList<Agent>(servers));
             final AtomicReference<Throwable> error = new AtomicReference<>();
-            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, server);
+            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, agent);
             AgentRunner.startOnThread(runner);
             return new DenseTransport(runtime, true, runner, error, new AeronMeanExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, serverVotes, voteStream, workerResults, resultStream))));
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shards(endpoints));
         } catch (final RuntimeException ex) {
-            CloseHelper.quietCloseAll(runner, runtime);
+            if (runner != null) {
+                CloseHelper.quietClose(runner);
+            } else {
+                CloseHelper.quietCloseAll(servers);
+            }
+            CloseHelper.quietClose(runtime);
             throw ex;
         }
     }
@@ -121,6 +145,11 @@ public final class DenseTransport implements AutoCloseable {
             throw new IllegalStateException("dense server failed: " + error.getMessage(), error);
         }
         return new AeronMeanExchange(copyOf(template).workerId(id));
+    }
+
+    /** @return the servers the workers' gradients go to: one for the star, one per worker for the sharded topology. */
+    int slices() {
+        return template.shards().size();
     }
 
     private static AeronMeanExchange.Context copyOf(final AeronMeanExchange.Context t) {

@@ -367,7 +367,8 @@ public final class Trainer {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         try (DenseTransport transport = config.denseRemote != null ? config.denseRemote.get()
-            : DenseTransport.local(config.transport == TrainConfig.Transport.AERON_UDP, n, models.get(0).numParams())) {
+            : DenseTransport.local(config.transport == TrainConfig.Transport.AERON_UDP, config.topology, n,
+                models.get(0).numParams())) {
             final List<Future<MeanExchange>> connecting = new ArrayList<>();
             for (final int id : local) {
                 connecting.add(pool.submit(() -> transport.exchange(id)));

@@ -1,0 +1,209 @@
+package io.dlion.aeron.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Aeron;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.JobContext;
+import io.dlion.aeron.ShardEndpoint;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * What a worker's exchange needs whatever its payload, on top of the job's shared settings ({@link JobContext}): the
+ * Aeron client, this worker's id, the slice servers' endpoints ({@link ShardEndpoint}s: one for the star, one per rank
+ * for the sharded topology), how long to wait for them, and the clocks and idle strategy of its waits. The vote
+ * exchange's ({@link AeronVoteExchange.Context}) and the dense exchange's ({@link AeronMeanExchange.Context}) contexts
+ * extend it; a {@link ShardState} reads its slice's settings from here.
+ *
+ * @param <T> the concrete context, returned by the fluent setters.
+ */
+public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobContext<T> {
+    Aeron aeron;
+    int workerId = -1;
+    List<ShardEndpoint> shards = new ArrayList<>();
+    long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
+    int fragmentLimit = Configuration.fragmentLimit();
+    long firstRound;
+    EpochClock epochClock = SystemEpochClock.INSTANCE;
+    IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
+    NanoClock nanoClock = SystemNanoClock.INSTANCE;
+
+    /** Only the exchanges' own contexts extend this class. */
+    ExchangeContext() {
+    }
+
+    /**
+     * Validate the shared and the exchange settings; without {@link #shards(List)} one slice on the {@link Configuration}
+     * channels covers every parameter. A subclass calls this first, then checks that the slices cover the parameters on
+     * its payload's chunk grid ({@link ShardEndpoint#checkCover}) and validates its own settings.
+     *
+     * @return this for a fluent API.
+     * @throws IllegalArgumentException naming the field that is wrong.
+     * @throws NullPointerException     naming the field that is null.
+     */
+    @Override
+    public T conclude() {
+        super.conclude();
+        Objects.requireNonNull(aeron, "aeron");
+        if (workerId < 0 || workerId >= workers()) {
+            throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);
+        }
+        if (shards.isEmpty()) {
+            shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
+        }
+        if (connectTimeoutNs <= 0) {
+            throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
+        }
+        if (fragmentLimit < 1) {
+            throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
+        }
+        Objects.requireNonNull(idleStrategy, "idleStrategy");
+        Objects.requireNonNull(nanoClock, "nanoClock");
+        Objects.requireNonNull(epochClock, "epochClock");
+        if (firstRound < 0) {
+            throw new IllegalArgumentException("firstRound must be >= 0, got " + firstRound);
+        }
+        return self();
+    }
+
+    /**
+     * @param aeron client to add the publications, subscriptions and counters with; not closed by the exchange.
+     * @return this for a fluent API.
+     */
+    public T aeron(final Aeron aeron) {
+        this.aeron = aeron;
+        return self();
+    }
+
+    /** @return the Aeron client. */
+    public Aeron aeron() {
+        return aeron;
+    }
+
+    /**
+     * @param workerId this worker, in [0, workers).
+     * @return this for a fluent API.
+     */
+    public T workerId(final int workerId) {
+        this.workerId = workerId;
+        return self();
+    }
+
+    /** @return this worker, in [0, workers). */
+    public int workerId() {
+        return workerId;
+    }
+
+    /**
+     * @param shards the slice servers' channels and streams, covering [0, paramCount) in order, with slice bounds on the
+     *               payload's chunk grid ({@link io.dlion.aeron.Topology#endpoints}); one endpoint for the star.
+     * @return this for a fluent API.
+     */
+    public T shards(final List<ShardEndpoint> shards) {
+        this.shards = new ArrayList<>(shards);
+        return self();
+    }
+
+    /** @return the slice servers' channels and streams, empty before {@link #conclude()} for the defaults. */
+    public List<ShardEndpoint> shards() {
+        return shards;
+    }
+
+    /**
+     * @param connectTimeoutNs how long the constructor waits for every slice's server to prove itself.
+     * @return this for a fluent API.
+     */
+    public T connectTimeoutNs(final long connectTimeoutNs) {
+        this.connectTimeoutNs = connectTimeoutNs;
+        return self();
+    }
+
+    /** @return how long the constructor waits for every slice's server. */
+    public long connectTimeoutNs() {
+        return connectTimeoutNs;
+    }
+
+    /**
+     * @param fragmentLimit fragments polled per slice per pass.
+     * @return this for a fluent API.
+     */
+    public T fragmentLimit(final int fragmentLimit) {
+        this.fragmentLimit = fragmentLimit;
+        return self();
+    }
+
+    /** @return fragments polled per slice per pass. */
+    public int fragmentLimit() {
+        return fragmentLimit;
+    }
+
+    /**
+     * @param idleStrategy used while waiting for the servers and their results.
+     * @return this for a fluent API.
+     */
+    public T idleStrategy(final IdleStrategy idleStrategy) {
+        this.idleStrategy = idleStrategy;
+        return self();
+    }
+
+    /** @return used while waiting. */
+    public IdleStrategy idleStrategy() {
+        return idleStrategy;
+    }
+
+    /**
+     * @param nanoClock for deadlines, HELLO repeats and the servers' silence.
+     * @return this for a fluent API.
+     */
+    public T nanoClock(final NanoClock nanoClock) {
+        this.nanoClock = nanoClock;
+        return self();
+    }
+
+    /** @return for deadlines, HELLO repeats and the servers' silence. */
+    public NanoClock nanoClock() {
+        return nanoClock;
+    }
+
+    /**
+     * @param firstRound the round this worker submits first (default 0): a worker that joins or restarts in a running
+     *                   job starts at the job's round, which it learns with the parameters it resumes from.
+     * @return this for a fluent API.
+     */
+    public T firstRound(final long firstRound) {
+        this.firstRound = firstRound;
+        return self();
+    }
+
+    /** @return the round this worker submits first. */
+    public long firstRound() {
+        return firstRound;
+    }
+
+    /**
+     * @param epochClock for HELLO timestamps.
+     * @return this for a fluent API.
+     */
+    public T epochClock(final EpochClock epochClock) {
+        this.epochClock = epochClock;
+        return self();
+    }
+
+    /** @return for HELLO timestamps. */
+    public EpochClock epochClock() {
+        return epochClock;
+    }
+
+    @SuppressWarnings("unchecked")
+    private T self() {
+        return (T) this;
+    }
+}
