@@ -16,6 +16,8 @@
 # (default -Xmx2g) and OMP_NUM_THREADS (default 1). Links have MTU 9000 (jumbo frames).
 # --exchange R runs the exchange alone: './dlion vote-worker' (seeded votes, --params P) for R rounds instead of training.
 # --topology sharded: no server; every worker (or vote-worker) serves one slice of the parameters.
+# --kill R (training, sharded): SIGKILL worker R after its first epoch; once a survivor has found its slice server dead
+# and the slice moved, start it again with --rejoin (its log: OUT/worker-R-rejoined.log).
 # --gloo allreduce|allgather runs, instead of our processes, PyTorch's gloo on the same links (scripts/gloo_baseline.py,
 # Debian's python3-torch): the fp32 ring all-reduce data-parallel users run, or the all_gather of packed sign bits of the
 # unofficial PyTorch Distributed Lion; the server's host stays idle. Every run ends with what the links carried
@@ -35,6 +37,7 @@ SECRET_FILE=""
 EXCHANGE_ROUNDS=0
 GLOO=""
 TOPOLOGY=star
+KILL=""
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
         --exchange) EXCHANGE_ROUNDS="$2"; shift 2 ;;
         --gloo) GLOO="$2"; shift 2 ;;
         --topology) TOPOLOGY="$2"; shift 2 ;;
+        --kill) KILL="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "netlab: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -67,6 +71,12 @@ case "$TOPOLOGY" in
     sharded) if [ -n "$GLOO" ] || [ -n "$SERVER_ARGS" ]; then echo "netlab: --topology sharded has no server: no --gloo, no --server-args" >&2; exit 2; fi ;;
     *) echo "netlab: --topology must be star or sharded, got '$TOPOLOGY'" >&2; exit 2 ;;
 esac
+if [ -n "$KILL" ]; then
+    case "$KILL" in ''|*[!0-9]*) echo "netlab: --kill must be a worker id, got '$KILL'" >&2; exit 2 ;; esac
+    if [ "$TOPOLOGY" != sharded ] || [ "$EXCHANGE_ROUNDS" -gt 0 ] || [ "$KILL" -ge "$WORKERS" ]; then
+        echo "netlab: --kill R needs --topology sharded, training (no --exchange) and R < --workers" >&2; exit 2
+    fi
+fi
 if [ -n "$GLOO" ] && [ "$EXCHANGE_ROUNDS" -lt 1 ]; then echo "netlab: --gloo needs --exchange ROUNDS" >&2; exit 2; fi
 if [ "$(id -u)" != "0" ]; then echo "netlab: network namespaces need root" >&2; exit 1; fi
 bash "$ROOT/scripts/install-netlab.sh"
@@ -175,6 +185,13 @@ if [ -n "$GLOO" ]; then
         WORKER_PIDS+=($!)
     done
 elif [ "$TOPOLOGY" = sharded ]; then
+    # worker I of the sharded job, with more options (--rejoin)
+    sharded_worker() {
+        local i="$1"; shift
+        ip netns exec "$LAB-w$i" ./dlion worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --job 1 \
+            --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i$([ -n "$*" ] && echo -rejoined)" --secret-file "$SECRET_FILE" \
+            "${WORKER_ARGS[@]}" "$@"
+    }
     ALL_HOSTS=$(for i in $(seq 0 $((WORKERS - 1))); do printf '%s%s' "$([ "$i" -gt 0 ] && echo ,)" "$(addr $((10 + i)))"; done)
     for i in $(seq 0 $((WORKERS - 1))); do
         if [ "$EXCHANGE_ROUNDS" -gt 0 ]; then
@@ -182,13 +199,26 @@ elif [ "$TOPOLOGY" = sharded ]; then
                 --local-host "$(addr $((10 + i)))" --job 1 --worker-id "$i" --workers "$WORKERS" --params "$PARAMS" \
                 --rounds "$EXCHANGE_ROUNDS" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" > "$OUT/worker-$i.log" 2>&1 &
         else
-            ip netns exec "$LAB-w$i" ./dlion worker --topology sharded --hosts "$ALL_HOSTS" --vote-port 40123 --job 1 \
-                --worker-id "$i" --workers "$WORKERS" --out "$OUT/worker-$i" --secret-file "$SECRET_FILE" "${WORKER_ARGS[@]}" \
-                > "$OUT/worker-$i.log" 2>&1 &
+            sharded_worker "$i" > "$OUT/worker-$i.log" 2>&1 &
         fi
         PIDS+=($!)
         WORKER_PIDS+=($!)
     done
+    if [ -n "$KILL" ]; then
+        until grep -q "^epoch 1 " "$OUT/worker-$KILL.log"; do
+            kill -0 "${WORKER_PIDS[$KILL]}" 2>/dev/null || { echo "netlab: worker $KILL ended before its first epoch" >&2; exit 1; }
+            sleep 0.2
+        done
+        # the worker's JVM is the only process in its namespace ('ip netns exec' may fork, so not necessarily its pid)
+        ip netns pids "$LAB-w$KILL" | xargs -r kill -9; wait "${WORKER_PIDS[$KILL]}" 2>/dev/null || true
+        echo "netlab: worker $KILL killed (SIGKILL) at $(date +%T.%N | cut -c1-12)" >&2
+        for _ in $(seq 1 600); do grep -q "rank $KILL is dead" "$OUT"/worker-*.log && break; sleep 0.2; done
+        grep -q "rank $KILL is dead" "$OUT"/worker-*.log || { echo "netlab: no survivor found rank $KILL dead within 120 s" >&2; exit 1; }
+        echo "netlab: a survivor found rank $KILL dead at $(date +%T.%N | cut -c1-12); starting it again with --rejoin" >&2
+        sharded_worker "$KILL" --rejoin > "$OUT/worker-$KILL-rejoined.log" 2>&1 &
+        PIDS+=($!)
+        WORKER_PIDS[$KILL]=$!
+    fi
 else
     # shellcheck disable=SC2086
     ip netns exec "$LAB-server" ./dlion server --job 1 --workers "$WORKERS" --params "$PARAMS" \
@@ -218,8 +248,16 @@ if [ -n "${SERVER_PID:-}" ]; then   # stopped, the server prints its last status
 fi
 echo "netlab: $(( ($(date +%s%N) - START_NS) / 1000000 )) ms from the first process started to the last worker's exit" >&2
 for i in $(seq 0 $((WORKERS - 1))); do
-    echo "--- worker $i"
-    grep -E "^epoch [0-9]+ +test accuracy|^params-sha256|^bytesUp|^payload" "$OUT/worker-$i.log" || tail -5 "$OUT/worker-$i.log"
+    log="$OUT/worker-$i.log"
+    if [ "$i" = "$KILL" ]; then
+        echo "--- worker $i, killed"
+        grep -E "^epoch [0-9]+ +test accuracy" "$log" || true
+        echo "--- worker $i, rejoined"
+        log="$OUT/worker-$i-rejoined.log"
+    else
+        echo "--- worker $i"
+    fi
+    grep -E "^epoch [0-9]+ +test accuracy|^params-sha256|^bytesUp|^payload|is dead|takes over|rejoins at|took worker" "$log" || tail -5 "$log"
 done
 [ -f "$OUT/server.log" ] && { grep "^rounds=" "$OUT/server.log" | tail -1 || true; }
 python3 "$ROOT/scripts/netlab_links.py" --rate "$RATE" --out "$OUT" || STATUS=1

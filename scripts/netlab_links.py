@@ -44,8 +44,11 @@ def main():
     payload = {}
     rounds = {}
     resent = {}
-    for log in glob.glob(os.path.join(args.out, "worker-*.log")):
-        name = "w" + re.search(r"worker-(\d+)\.log$", log).group(1)
+    for log in sorted(glob.glob(os.path.join(args.out, "worker-*.log"))):
+        m = re.search(r"worker-(\d+)\.log$", log)
+        if not m:
+            continue   # a rejoined worker's log (--kill): its host's link counts it with the first start's
+        name = "w" + m.group(1)
         times = []
         with open(log) as f:
             for line in f:
