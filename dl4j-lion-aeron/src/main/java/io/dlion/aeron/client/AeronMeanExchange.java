@@ -78,7 +78,7 @@ public final class AeronMeanExchange implements MeanExchange {
         }
         this.counters = cnt;
         try {
-            ShardState.connectAll(slices, ctx);
+            ShardState.connectAll(slices, ctx, () -> 0);
         } catch (final RuntimeException ex) {
             close();
             throw ex;

@@ -401,32 +401,11 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
-        final IdleStrategy idle = ctx.idleStrategy;
-        while (true) {
-            // every shard is read on every pass, the connected ones too: the answers to the other workers' HELLOs share
-            // a server's result stream, which waits for its slowest reader (a sharded job's 8 KiB windows at 64 workers)
-            int work = 0;
-            ShardState waiting = null;
+        ShardState.connectAll(shards, ctx, this::moveLostSlices);
+        if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final ShardState shard : shards) {
-                work += shard.maintain() + shard.poll();
-                if (waiting == null && !shard.connected()) {
-                    waiting = shard;
-                }
+                ctx.owners.onFound(shard.endpoint().shard());
             }
-            if (waiting == null) {
-                if (ctx.owners != null && ctx.owners.isJoining()) {
-                    for (final ShardState shard : shards) {
-                        ctx.owners.onFound(shard.endpoint().shard());
-                    }
-                }
-                return;
-            }
-            work += moveLostSlices();
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
-            }
-            idle.idle(work);
         }
     }
 

@@ -649,9 +649,11 @@ final class ShardState implements AutoCloseable {
      *
      * @param shards the exchange's slices.
      * @param ctx    the exchange's concluded configuration: the connect timeout, the clock and the idle strategy.
+     * @param pass   work done on every pass while a slice is not connected (a joining worker's search for moved slices),
+     *               returning the work done.
      * @throws IllegalStateException when a slice does not connect in time.
      */
-    static void connectAll(final ShardState[] shards, final ExchangeContext<?> ctx) {
+    static void connectAll(final ShardState[] shards, final ExchangeContext<?> ctx, final java.util.function.IntSupplier pass) {
         final long deadline = ctx.nanoClock.nanoTime() + ctx.connectTimeoutNs;
         final IdleStrategy idle = ctx.idleStrategy;
         while (true) {
@@ -666,6 +668,7 @@ final class ShardState implements AutoCloseable {
             if (waiting == null) {
                 return;
             }
+            work += pass.getAsInt();
             if (ctx.nanoClock.nanoTime() - deadline >= 0) {
                 throw new IllegalStateException(waiting.describeNotConnected(TimeUnit.NANOSECONDS.toMillis(ctx.connectTimeoutNs)));
             }
