@@ -29,6 +29,11 @@ final class WorkerSession {
     /** Per shard: the donor its server named with {@link #joinRound}, -1 for none. */
     private final int[] joinDonor;
     private final List<JoinNotice> notices = new ArrayList<>();
+    /**
+     * Every other worker's notice received in this session: each shard's server announces a join, so in a sharded job the
+     * same notice comes once per shard, rounds apart; it is handed on once (a donor gives one hand-over).
+     */
+    private final java.util.Set<JoinNotice> noticed = new java.util.HashSet<>();
     private long nextRound;
     private long submittedRound = -1;
     private boolean joining;
@@ -141,7 +146,7 @@ final class WorkerSession {
             }
         } else {
             final JoinNotice notice = new JoinNotice(worker, round, donor);
-            if (!notices.contains(notice)) {
+            if (noticed.add(notice)) {
                 notices.add(notice);
             }
         }
