@@ -40,7 +40,7 @@ final class InProcessServer implements AutoCloseable {
      * @param dense          true: fp32 gradients (the dense baseline), false: sign votes.
      */
     InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters, final boolean dense) {
-        this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, job(s, roundTimeoutMs, minVoters));
+        this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, job(s, roundTimeoutMs, minVoters), false);
     }
 
     /**
@@ -56,7 +56,7 @@ final class InProcessServer implements AutoCloseable {
      */
     static InProcessServer takeOver(final RemoteTransport.Settings s, final InProcessServer own, final int slice, final long roundTimeoutMs,
         final int minVoters) {
-        return new InProcessServer(own.runtime, false, s.topology(), slice, false, job(s, roundTimeoutMs, minVoters));
+        return new InProcessServer(own.runtime, false, s.topology(), slice, false, job(s, roundTimeoutMs, minVoters), true);
     }
 
     private static AggregationServer.Context job(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
@@ -72,9 +72,10 @@ final class InProcessServer implements AutoCloseable {
      * @param dense       true: fp32 gradients, cut on the dense chunk grid; false: sign votes.
      * @param job         the job's settings (job id, workers, parameters, rule, chunk words, deadline, quorum, secret);
      *                    the runtime's client, the slice and its channels are set here.
+     * @param takenOver   true for a dead rank's slice this worker serves now (said so in its log line).
      */
     InProcessServer(final AeronRuntime runtime, final boolean ownsRuntime, final Topology topology, final int slice, final boolean dense,
-        final AggregationServer.Context job) {
+        final AggregationServer.Context job, final boolean takenOver) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
         AggregationServer created = null;
@@ -92,7 +93,7 @@ final class InProcessServer implements AutoCloseable {
             throw ex;
         }
         System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
-            : (ownsRuntime ? "worker " + slice + " serves slice " : "this worker takes over slice ") + slice + " of " + topology.slices()
+            : (takenOver ? "this worker takes over slice " : "worker " + slice + " serves slice ") + slice + " of " + topology.slices()
                 + " (" + topology.name() + "), parameters ["
                 + job.fromParam() + ", " + job.toParam() + ")")
             + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="

@@ -85,7 +85,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, dense,
                 new AggregationServer.Context().jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule))
                     .chunkWords(chunkWords).roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret)
-                    .frameMac(transport.frameMac(secret)))) {
+                    .frameMac(transport.frameMac(secret)), false)) {
             final ExchangeCounters exchanged;
             final WorkerCounters counters;
             if (dense) {
