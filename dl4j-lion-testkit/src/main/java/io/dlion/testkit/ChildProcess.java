@@ -19,6 +19,9 @@ import java.util.function.Predicate;
  * log file and is kept, line by line, for the run to read.
  */
 public final class ChildProcess {
+    /** A training worker's last line of its parameters' digest. */
+    private static final java.util.regex.Pattern PARAMS_HASH = java.util.regex.Pattern.compile("params-sha256 worker=\\d+ ([0-9a-f]{64})");
+
     private final String name;
     private final Process process;
     private final List<String> lines = new CopyOnWriteArrayList<>();
@@ -73,6 +76,41 @@ public final class ChildProcess {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * Wait for a training worker ({@code ./dlion worker}, an example) to exit and take the parameters' SHA-256 it printed
+     * last ({@code params-sha256 worker=W HEX}).
+     *
+     * @param timeoutSeconds how long to wait for the exit.
+     * @return the digest, hex.
+     * @throws IllegalStateException when the process did not exit with 0 in time or printed no digest, with its output.
+     */
+    public String awaitParamsHash(final long timeoutSeconds) throws InterruptedException {
+        final int exit = await(timeoutSeconds);
+        if (exit != 0) {
+            throw new IllegalStateException(name + " exited with " + exit + ": " + lines);
+        }
+        final String line = lastLine(l -> PARAMS_HASH.matcher(l).find());
+        if (line == null) {
+            throw new IllegalStateException(name + " printed no params-sha256 line: " + lines);
+        }
+        final java.util.regex.Matcher m = PARAMS_HASH.matcher(line);
+        m.find();
+        return m.group(1);
+    }
+
+    /**
+     * Kill (SIGKILL) those still alive: a test's tear-down.
+     *
+     * @param children the processes a test started.
+     */
+    public static void killLiving(final Iterable<ChildProcess> children) throws InterruptedException {
+        for (final ChildProcess child : children) {
+            if (child.isAlive()) {
+                child.kill();
+            }
+        }
     }
 
     /** @return every line printed so far. */

@@ -36,7 +36,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("slow")
 class NetworkRejoinUnderLoadTest {
-    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
     private static final Pattern ROUNDS = Pattern.compile("^rounds=(\\d+) ");
     private static final int WORKERS = 3;
     private static final long PARAMS = 784L * 300 + 300 + 300 * 100 + 100 + 100 * 10 + 10;
@@ -48,11 +47,7 @@ class NetworkRejoinUnderLoadTest {
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        for (final ChildProcess child : children) {
-            if (child.isAlive()) {
-                child.kill();
-            }
-        }
+        ChildProcess.killLiving(children);
         for (final Process p : busy) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
@@ -189,12 +184,7 @@ class NetworkRejoinUnderLoadTest {
         List<String> hashes() throws InterruptedException {
             final List<String> hashes = new ArrayList<>();
             for (final ChildProcess w : workers) {
-                assertEquals(0, w.await(1800), w.name() + ": " + w.lines());
-                final String line = w.lastLine(l -> HASH.matcher(l).find());
-                assertNotNull(line, w.name() + " printed its hash: " + w.lines());
-                final Matcher m = HASH.matcher(line);
-                assertTrue(m.find());
-                hashes.add(m.group(2));
+                hashes.add(w.awaitParamsHash(1800));
             }
             return hashes;
         }

@@ -27,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ending with the same parameters.
  */
 class OneModelPerProcessTest {
-    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
     private static final int WORKERS = 3;
     private final List<ChildProcess> children = new ArrayList<>();
 
@@ -36,11 +35,7 @@ class OneModelPerProcessTest {
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        for (final ChildProcess child : children) {
-            if (child.isAlive()) {
-                child.kill();
-            }
-        }
+        ChildProcess.killLiving(children);
     }
 
     @Test
@@ -76,12 +71,7 @@ class OneModelPerProcessTest {
         workers[2] = worker(2, votePort, sync, true);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
-            assertEquals(0, w.await(420), w.name() + ": " + w.lines());
-            final String line = w.lastLine(l -> HASH.matcher(l).find());
-            assertTrue(line != null, w.name() + " printed its hash: " + w.lines());
-            final Matcher m = HASH.matcher(line);
-            assertTrue(m.find());
-            hashes.add(m.group(2));
+            hashes.add(w.awaitParamsHash(420));
         }
         assertTrue(workers[2].lastLine(l -> l.contains("took worker")) != null, "worker 2 rejoined: " + workers[2].lines());
         assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);

@@ -28,7 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code params-sha256}.
  */
 class NetworkRejoinTest {
-    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
     private static final Pattern ROUNDS = Pattern.compile("^rounds=(\\d+) ");
     private static final Pattern RELAYED = Pattern.compile("handOverFrames=(\\d+) handOverBytes=(\\d+) handOverRejected=(\\d+)");
     private static final int WORKERS = 3;
@@ -39,11 +38,7 @@ class NetworkRejoinTest {
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        for (final ChildProcess child : children) {
-            if (child.isAlive()) {
-                child.kill();
-            }
-        }
+        ChildProcess.killLiving(children);
     }
 
     @Test
@@ -67,12 +62,7 @@ class NetworkRejoinTest {
         workers[2] = worker(2, votePort, secret, true);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
-            assertEquals(0, w.await(420), w.name() + ": " + w.lines());
-            final String line = w.lastLine(l -> HASH.matcher(l).find());
-            assertNotNull(line, w.name() + " printed its hash: " + w.lines());
-            final Matcher m = HASH.matcher(line);
-            assertTrue(m.find());
-            hashes.add(m.group(2));
+            hashes.add(w.awaitParamsHash(420));
         }
         assertNotNull(workers[2].lastLine(l -> l.contains("took worker")), "worker 2 rejoined: " + workers[2].lines());
         assertNotNull(workers[0].lastLine(l -> l.contains("handed worker 2") && l.contains("through the server")),

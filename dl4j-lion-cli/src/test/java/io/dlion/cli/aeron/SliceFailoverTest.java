@@ -7,8 +7,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.dlion.aeron.SliceOwners;
 import io.dlion.testkit.ChildProcess;
@@ -31,7 +29,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * survivor's parameters through the moved relay, and all three end with the same {@code params-sha256}.
  */
 class SliceFailoverTest {
-    private static final Pattern HASH = Pattern.compile("params-sha256 worker=(\\d+) ([0-9a-f]{64})");
     private static final int WORKERS = 3;
     /** Silence plus a HELLO interval and the round trip: the detection bound the docs state, with room for a busy machine. */
     private static final long DETECT_BOUND_MS = TimeUnit.NANOSECONDS.toMillis(SliceOwners.DEFAULT_SILENCE_NS) + 5_000;
@@ -42,11 +39,7 @@ class SliceFailoverTest {
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        for (final ChildProcess child : children) {
-            if (child.isAlive()) {
-                child.kill();
-            }
-        }
+        ChildProcess.killLiving(children);
     }
 
     @Test
@@ -73,12 +66,7 @@ class SliceFailoverTest {
         workers[0] = worker(0, basePort, secret, true);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
-            assertEquals(0, w.await(420), w.name() + ": " + w.lines());
-            final String line = w.lastLine(l -> HASH.matcher(l).find());
-            assertNotNull(line, w.name() + " printed its hash: " + w.lines());
-            final Matcher m = HASH.matcher(line);
-            assertTrue(m.find());
-            hashes.add(m.group(2));
+            hashes.add(w.awaitParamsHash(420));
         }
         assertNotNull(workers[0].lastLine(l -> l.contains("took worker")), "rank 0 rejoined with a survivor's parameters: " + workers[0].lines());
         assertNotNull(workers[1].lastLine(l -> l.startsWith("worker 1 handed worker 0") && l.contains("through the server")),
