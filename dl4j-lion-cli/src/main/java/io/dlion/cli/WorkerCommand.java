@@ -358,7 +358,11 @@ public final class WorkerCommand implements Callable<Integer> {
                 } else {
                     // in a sharded job a dead rank's slice moves to the next live rank, which serves it here
                     final SliceOwners owners = !sharded() ? null : new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS,
-                        slice -> takenOver.add(InProcessServer.takeOver(settings, hosted, slice, roundTimeout, quorum)));
+                        slice -> {
+                            final InProcessServer server = InProcessServer.takeOver(settings, hosted, slice, roundTimeout, quorum);
+                            takenOver.add(server);
+                            config.monitor.server(slice, ServerProbe.Readings.of(server.server())); // its slice's metrics too
+                        });
                     trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime(), owners), recovery);
                 }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
