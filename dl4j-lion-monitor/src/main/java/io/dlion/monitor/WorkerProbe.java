@@ -1,5 +1,8 @@
 package io.dlion.monitor;
 
+import java.util.function.Function;
+
+import io.aeron.Counter;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.client.WorkerCounters;
 import io.dlion.dist.DLionStats;
@@ -171,33 +174,24 @@ public final class WorkerProbe extends DLionMetrics.Source implements DLionJob.L
                     cb.call(c.badMacFrames().get(), w.label, "bad-mac");
                 }
             }), "worker", "reason");
-        m.counter("dlion_worker_images_refused_total", "Result images this worker refused: not proven in time, or a forged HELLO_ACK",
-            cb -> m.read(m.workers(), w -> {
-                final WorkerCounters c = w.aeronCounters;
-                if (c != null) {
-                    cb.call(c.refusedImages().get(), w.label);
-                }
-            }), "worker");
-        m.counter("dlion_worker_server_restarts_total", "Times a server came back with a new session and proved itself",
-            cb -> m.read(m.workers(), w -> {
-                final WorkerCounters c = w.aeronCounters;
-                if (c != null) {
-                    cb.call(c.serverReconnects().get(), w.label);
-                }
-            }), "worker");
-        m.counter("dlion_worker_slice_servers_lost_total", "Slice servers found dead; their slices moved to the next live rank",
-            cb -> m.read(m.workers(), w -> {
-                final WorkerCounters c = w.aeronCounters;
-                if (c != null) {
-                    cb.call(c.slicesMoved().get(), w.label);
-                }
-            }), "worker");
-        m.counter("dlion_worker_vote_offers_refused_total", "Vote offers the publication did not take (back pressure, not connected)",
-            cb -> m.read(m.workers(), w -> {
-                final WorkerCounters c = w.aeronCounters;
-                if (c != null) {
-                    cb.call(c.offersNotAccepted().get(), w.label);
-                }
-            }), "worker");
+        aeronCounter(m, "dlion_worker_images_refused_total", "Result images this worker refused: not proven in time, or a forged HELLO_ACK",
+            WorkerCounters::refusedImages);
+        aeronCounter(m, "dlion_worker_server_restarts_total", "Times a server came back with a new session and proved itself",
+            WorkerCounters::serverReconnects);
+        aeronCounter(m, "dlion_worker_slice_servers_lost_total", "Slice servers found dead; their slices moved to the next live rank",
+            WorkerCounters::slicesMoved);
+        aeronCounter(m, "dlion_worker_vote_offers_refused_total", "Vote offers the publication did not take (back pressure, not connected)",
+            WorkerCounters::offersNotAccepted);
+    }
+
+    /** One of the worker's Aeron counters as a Prometheus counter, by worker (none for a worker without the transport). */
+    private static void aeronCounter(final DLionMetrics m, final String name, final String help,
+        final Function<WorkerCounters, Counter> counter) {
+        m.counter(name, help, cb -> m.read(m.workers(), w -> {
+            final WorkerCounters c = w.aeronCounters;
+            if (c != null) {
+                cb.call(counter.apply(c).get(), w.label);
+            }
+        }), "worker");
     }
 }
