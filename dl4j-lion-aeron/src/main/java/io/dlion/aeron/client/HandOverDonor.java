@@ -87,6 +87,8 @@ final class HandOverDonor implements AutoCloseable {
      */
     void follow(final String channel) {
         if (channel.equals(voteChannel)) {
+            // keep the exchange's own string: the check on every pass of its wait is then one reference compare
+            voteChannel = channel;
             return;
         }
         final ExclusivePublication old = publication;
