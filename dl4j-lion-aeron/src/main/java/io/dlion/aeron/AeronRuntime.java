@@ -42,6 +42,14 @@ public final class AeronRuntime implements AutoCloseable {
     /** Aeron's system property for the seed of that loss. */
     public static final String LOSS_SEED_PROP = "aeron.debug.receive.data.loss.seed";
 
+    /**
+     * System property naming a file that switches the receive loss on and off while the process runs (fault tests: a
+     * burst of loss): with it, the embedded driver drops received data frames at the loss rate only while the file
+     * exists (looked at every {@value #LOSS_SWITCH_POLL_MS} ms); without it, always.
+     */
+    public static final String LOSS_SWITCH_PROP = "dlion.debug.receive.loss.switch";
+    static final long LOSS_SWITCH_POLL_MS = 10;
+
     private static final AtomicLong FRAMES = new AtomicLong();
     private static final AtomicLong DROPPED = new AtomicLong();
 
@@ -75,7 +83,8 @@ public final class AeronRuntime implements AutoCloseable {
                     .termBufferSparseFile(true)
                     .counterValuesBufferLength(COUNTER_VALUES_BUFFER_LENGTH);
                 if (ctx.receiveLossRate > 0) {
-                    final LossGenerator loss = counting(new RandomLossGenerator(ctx.receiveLossRate, ctx.lossSeed));
+                    final LossGenerator loss = counting(switched(new RandomLossGenerator(ctx.receiveLossRate, ctx.lossSeed),
+                        System.getProperty(LOSS_SWITCH_PROP)));
                     driverCtx.receiveChannelEndpointSupplier((channel, dispatcher, status, context) ->
                         new DebugReceiveChannelEndpoint(channel, dispatcher, status, context, loss, new RandomLossGenerator(0, 1)));
                 }
@@ -173,6 +182,34 @@ public final class AeronRuntime implements AutoCloseable {
     /** @return UDP data frames they dropped. */
     public static long framesDropped() {
         return DROPPED.get();
+    }
+
+    /** @return the delegate's choice while the switch file exists, else no drop; the delegate itself without a file. */
+    private static LossGenerator switched(final LossGenerator delegate, final String switchFile) {
+        if (switchFile == null || switchFile.isEmpty()) {
+            return delegate;
+        }
+        final java.nio.file.Path file = java.nio.file.Path.of(switchFile);
+        return new LossGenerator() {
+            private long nextLookNs = System.nanoTime();
+            private boolean on;
+
+            @Override
+            public boolean shouldDropFrame(final InetSocketAddress address, final UnsafeBuffer buffer, final int length) {
+                final long now = System.nanoTime();
+                if (now - nextLookNs >= 0) {
+                    on = java.nio.file.Files.exists(file);
+                    nextLookNs = now + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(LOSS_SWITCH_POLL_MS);
+                }
+                return on && delegate.shouldDropFrame(address, buffer, length);
+            }
+
+            @Override
+            public boolean shouldDropFrame(final InetSocketAddress address, final UnsafeBuffer buffer, final int streamId,
+                final int sessionId, final int termId, final int termOffset, final int length) {
+                return shouldDropFrame(address, buffer, length);
+            }
+        };
     }
 
     private static LossGenerator counting(final LossGenerator delegate) {

@@ -158,6 +158,10 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
 
+    @Option(names = "--history", description = "append every round this worker applies (round, result digest, voters), its joins and"
+        + " each epoch's parameter digest to this file, one line per event, for a chaos run's checker (default: none)")
+    Path history;
+
     /**
      * Every check of the options, without training.
      *
@@ -196,8 +200,13 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
                 + " and a dead worker's slice moves to the next live rank");
         }
-        return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
             opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+        if (history != null && s.isDense()) {
+            throw new IllegalArgumentException("--history records D-Lion rounds: --sharing " + s.cliName() + " has none");
+        }
+        config.history = history;
+        return config;
     }
 
     /** @return --sharing, or the D-Lion sharing --rule names. */

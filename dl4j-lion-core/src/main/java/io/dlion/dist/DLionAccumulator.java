@@ -151,6 +151,15 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         singleWorker("resumeAt").resumeAt(round);
     }
 
+    /**
+     * Tell an observer of every round the single model applies from now on ({@link #forModel} accumulators only).
+     *
+     * @param observer the observer, or null to stop.
+     */
+    public void observeRounds(final RoundObserver observer) {
+        singleWorker("observeRounds").observe(observer);
+    }
+
     /** @return the model of a {@link #forModel} accumulator (null for ParallelWrapper replicas). */
     public Model model() {
         return model;

@@ -49,6 +49,7 @@ final class DLionWorker {
     private RoundResult pending;
     private int epoch;
     private boolean skipStep;
+    private RoundObserver observer;
 
     DLionWorker(final VoteExchange exchange, final long roundTimeoutMillis) {
         this.exchange = exchange;
@@ -78,6 +79,11 @@ final class DLionWorker {
 
     long round() {
         return round;
+    }
+
+    /** @param observer told of every round applied from now on, or null for none. */
+    void observe(final RoundObserver observer) {
+        this.observer = observer;
     }
 
     /**
@@ -235,6 +241,9 @@ final class DLionWorker {
         final long end = System.nanoTime();
         stats.times().record(RoundTimes.Phase.APPLY, end - start);
         stats.times().roundDone(end);
+        if (observer != null) {
+            observer.applied(pending);
+        }
         pending = null;
         round++;
     }

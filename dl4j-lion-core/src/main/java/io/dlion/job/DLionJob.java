@@ -60,6 +60,7 @@ public final class DLionJob implements AutoCloseable {
     private final JobRun run;
     private final long roundTimeoutMillis;
     private final int rejoinAttempts;
+    private final RoundHistory history;
     private final List<JoinNotice> pendingNotices = new ArrayList<>();
     private int epoch;
     private int firstStep;
@@ -108,6 +109,10 @@ public final class DLionJob implements AutoCloseable {
         this.run = b.run;
         this.roundTimeoutMillis = b.roundTimeoutMillis;
         this.rejoinAttempts = b.rejoinAttempts;
+        this.history = b.history;
+        if (history != null) {
+            accumulator.observeRounds(history);
+        }
         final long start = accumulator.round();
         this.epoch = (int) (start / roundsPerEpoch) + 1;
         this.firstStep = (int) (start % roundsPerEpoch);
@@ -250,6 +255,9 @@ public final class DLionJob implements AutoCloseable {
         }
         firstStep = 0;
         if (trained) {
+            if (history != null) {
+                history.epochEnd(epoch, accumulator.round(), model.params());
+            }
             listener.onEpochEnd(this, epoch);
         }
         epoch++;
@@ -279,6 +287,9 @@ public final class DLionJob implements AutoCloseable {
                 exchange.rejoin();
                 final DLionCheckpoint donated = take(handOver, exchange, roundTimeoutMillis, run, listener);
                 donated.rejoinInto(accumulator);
+                if (history != null) {
+                    history.joined(accumulator.round(), donated.workerId());
+                }
                 listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id,
                     donated.workerId(), accumulator.round()));
                 return;
@@ -414,6 +425,7 @@ public final class DLionJob implements AutoCloseable {
         private boolean resume;
         private JobRun run = JobRun.UNNAMED;
         private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
+        private RoundHistory history;
         private Listener listener = new Listener() {
         };
 
@@ -516,6 +528,16 @@ public final class DLionJob implements AutoCloseable {
         }
 
         /**
+         * @param history where the job logs every round it applies, its joins and a digest of its parameters at each epoch's
+         *                end, for a checker of the whole run; null (the default): no history. The caller closes it.
+         * @return this for a fluent API.
+         */
+        public Builder history(final RoundHistory history) {
+            this.history = history;
+            return this;
+        }
+
+        /**
          * @param listener what the job reports (rounds, epochs, events).
          * @return this for a fluent API.
          */
@@ -577,6 +599,9 @@ public final class DLionJob implements AutoCloseable {
                     }
                     final DLionCheckpoint donated = take(handOver, exchange, roundTimeoutMillis, run, listener);
                     final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis);
+                    if (history != null) {
+                        history.joined(acc.round(), donated.workerId());
+                    }
                     listener.onEvent(String.format("worker %d took worker %d's parameters of round %d (momentum zero)", id,
                         donated.workerId(), acc.round()));
                     return acc;

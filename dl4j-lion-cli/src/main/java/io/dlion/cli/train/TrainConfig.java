@@ -46,6 +46,8 @@ public final class TrainConfig {
     java.util.function.Supplier<DenseTransport> denseRemote;
     /** Rejoin, hand-over and checkpoint settings of a worker process (null: none). */
     Recovery recovery;
+    /** File every local worker appends its round history to ({@link io.dlion.job.RoundHistory}), or null for none. */
+    public Path history;
     /** What this process shows while it trains: metrics endpoint, DL4J's UI. */
     public Monitor monitor = Monitor.NONE;
 

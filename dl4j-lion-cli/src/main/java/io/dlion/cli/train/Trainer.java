@@ -31,6 +31,7 @@ import io.dlion.exchange.RoundTimes;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.job.DirectoryHandOver;
+import io.dlion.job.RoundHistory;
 import io.dlion.monitor.WorkerProbe;
 import io.dlion.testkit.HostileExchange;
 import io.dlion.vote.VoteRule;
@@ -234,6 +235,7 @@ public final class Trainer {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         final List<DLionJob> jobs = new ArrayList<>();
+        final List<RoundHistory> histories = new ArrayList<>();
         try (VoteTransport transport = config.remote != null ? config.remote.get()
             : VoteTransport.open(config.transport, config.topology, n, rule, models.get(0).numParams());
              // closed first: the probes read the exchanges' and the driver's counters
@@ -278,6 +280,10 @@ public final class Trainer {
                             out.println(message);
                         }
                     });
+                if (config.history != null) {
+                    histories.add(RoundHistory.open(config.history, local[i]));
+                    builder.history(histories.get(histories.size() - 1));
+                }
                 final Recovery recovery = config.recovery;
                 if (recovery != null) {
                     builder.rejoin(recovery.rejoin()).resume(recovery.resume()).run(recovery.run());
@@ -338,6 +344,7 @@ public final class Trainer {
             }
         } finally {
             pool.shutdownNow();
+            histories.forEach(RoundHistory::close);
         }
         for (int i = 0; i < k; i++) {
             printHash(local[i], models.get(i));
