@@ -1,0 +1,82 @@
+package io.dlion.testkit.chaos;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The nemesis's plan: the same seed gives the same schedule, another seed another; the plan keeps the job survivable. */
+class ChaosScheduleTest {
+
+    private static ChaosSchedule.Context thirtyMinutes(final long seed) {
+        return new ChaosSchedule.Context().workers(5).minVoters(2).durationMs(30 * 60_000L).meanGapMs(20_000).seed(seed);
+    }
+
+    @Test
+    void shouldPlanTheSameScheduleFromTheSameSeed() {
+        final List<Fault> a = new ChaosSchedule(thirtyMinutes(7)).plan();
+        final List<Fault> b = new ChaosSchedule(thirtyMinutes(7)).plan();
+        assertEquals(a, b);
+        assertEquals(a.toString(), b.toString());
+        assertNotEquals(a, new ChaosSchedule(thirtyMinutes(8)).plan());
+    }
+
+    @Test
+    void shouldKeepTheQuorumAndTwoServersAndDrawEveryKind() {
+        for (long seed = 1; seed <= 20; seed++) {
+            final ChaosSchedule.Context ctx = thirtyMinutes(seed);
+            final List<Fault> faults = new ChaosSchedule(ctx).plan();
+            final Map<FaultKind, Integer> kinds = new EnumMap<>(FaultKind.class);
+            final boolean[] serving = {true, true, true, true, true};
+            final long[] outUntil = new long[5];
+            long previous = -1;
+            for (final Fault f : faults) {
+                assertTrue(f.atMs() > previous && f.atMs() >= ctx.warmUpMs() && f.atMs() <= ctx.durationMs() - ctx.quietEndMs(), f.describe());
+                previous = f.atMs();
+                kinds.merge(f.kind(), 1, Integer::sum);
+                if (f.kind() == FaultKind.KILL_RELAY) {
+                    assertEquals(ChaosSchedule.relay(serving), f.targets()[0], "the relay is the first rank whose first process lives: " + f);
+                }
+                if (f.kind() == FaultKind.STOP) {
+                    assertTrue(f.durationMs() > ctx.roundDeadlineMs() && f.durationMs() <= ctx.maxStopMs(), f.describe());
+                }
+                if (f.kind().kills() || f.kind() == FaultKind.STOP) {
+                    for (final int w : f.targets()) {
+                        assertTrue(outUntil[w] <= f.atMs(), "worker " + w + " is still out at " + f);
+                        outUntil[w] = f.endMs() + (f.kind() == FaultKind.STOP ? ChaosSchedule.AFTER_STOP_MS : ctx.rejoinAllowanceMs());
+                        if (f.kind().kills()) {
+                            serving[w] = false;
+                        }
+                    }
+                    int out = 0;
+                    for (final long u : outUntil) {
+                        out += u > f.atMs() ? 1 : 0;
+                    }
+                    assertTrue(out <= 5 - ctx.minVoters(), "more workers out than the quorum allows at " + f);
+                }
+                int servers = 0;
+                for (final boolean s : serving) {
+                    servers += s ? 1 : 0;
+                }
+                assertTrue(servers >= 2, "fewer than two slice servers left after " + f);
+            }
+            assertTrue(faults.size() >= 50, "seed " + seed + ": " + faults.size() + " faults in 30 minutes");
+            for (final FaultKind k : FaultKind.values()) {
+                assertTrue(kinds.getOrDefault(k, 0) >= 1, "seed " + seed + " never draws " + k + ": " + kinds);
+            }
+        }
+    }
+
+    @Test
+    void shouldRejectAStopThatCannotPassTheDeadline() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> new ChaosSchedule(new ChaosSchedule.Context().roundDeadlineMs(5_000).maxStopMs(4_000)));
+        assertTrue(e.getMessage().contains("round deadline"), e.getMessage());
+    }
+}
