@@ -59,6 +59,20 @@ public final class ChildProcess {
      */
     public static ChildProcess start(final String name, final String mainClass, final List<String> args, final String heap, final Path log)
         throws IOException {
+        return start(name, mainClass, List.of(), args, heap, log);
+    }
+
+    /**
+     * @param name      for logs and messages.
+     * @param mainClass the class to run.
+     * @param jvmFlags  more JVM flags, e.g. {@code -Dname=value} system properties.
+     * @param args      its arguments.
+     * @param heap      the child's -Xmx, e.g. "2g".
+     * @param log       file the child's output (stdout and stderr) is written to.
+     * @return the running child.
+     */
+    public static ChildProcess start(final String name, final String mainClass, final List<String> jvmFlags, final List<String> args,
+        final String heap, final Path log) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -66,6 +80,7 @@ public final class ChildProcess {
                 command.add(flag);
             }
         }
+        command.addAll(jvmFlags);
         command.add("-Xmx" + heap);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -140,6 +155,30 @@ public final class ChildProcess {
             }
         }
         return -1;
+    }
+
+    /** @return the process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Send a signal with {@code kill -SIG pid}, e.g. STOP or CONT.
+     *
+     * @param signal the signal's name without SIG.
+     * @throws IOException when {@code kill} failed.
+     */
+    public void signal(final String signal) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).redirectErrorStream(true).start();
+        final String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed: " + said);
+        }
+    }
+
+    /** @return the exit code, or null while the process runs. */
+    public Integer exitCode() {
+        return process.isAlive() ? null : process.exitValue();
     }
 
     public boolean isAlive() {

@@ -1,0 +1,570 @@
+package io.dlion.testkit.chaos;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.dlion.aeron.AeronRuntime;
+import io.dlion.testkit.ChildProcess;
+import io.dlion.testkit.TestPorts;
+
+/**
+ * A chaos soak of real processes: N {@code ./dlion worker --topology sharded} processes over UDP loopback, with the job's
+ * secret, checkpoints and a round history each, train the MLP on Fashion-MNIST while the nemesis carries out a
+ * {@link ChaosSchedule}; then the {@link ChaosChecker} proves the properties of the whole history and the run writes
+ * {@code history.txt} (every worker's events and the nemesis's, in time order), {@code summary.md} (one page) and the
+ * logs of every process into its output directory.
+ * <p>
+ * How each fault is carried out: kills with SIGKILL ({@link ChildProcess#kill()}), the restart a new {@code ./dlion worker
+ * --rejoin} process appending to the same history; a stop with {@code kill -STOP} and {@code kill -CONT}; a loss burst by
+ * creating, then deleting, the file that switches the embedded driver's receive loss on in the workers it hits
+ * ({@link AeronRuntime#LOSS_SWITCH_PROP}, every worker runs with the loss rate and its own switch file); garbage with
+ * {@code ./dlion garbage} at a slice's vote port; a stranger with a {@code ./dlion worker --rejoin} process holding
+ * another secret. Each process gets an Aeron directory named after the run and the process
+ * ({@code /dev/shm/aeron-chaos-TAG-NAME}), so that what a run leaves behind is found by name: the directories of the
+ * processes the nemesis killed are removed (as the next start of a worker on that host does with stale ones), every other
+ * one must be gone.
+ */
+public final class ChaosRun {
+    private static final String DLION_CLI = "io.dlion.cli.DLionCli";
+    private static final Pattern PARAMS = Pattern.compile("model \\S+, (\\d+) parameters");
+    private static final long TICK_MS = 20;
+
+    private final Context ctx;
+    private final PrintStream out;
+    private final List<ChildProcess> children = new ArrayList<>();
+    private final Set<String> killedNames = new HashSet<>();
+    private final List<String> nemesisLog = new ArrayList<>();
+    private final String tag;
+    private final Path dir;
+    private int basePort;
+    private Path secret;
+    private Path strangerSecret;
+    private ChildProcess[] workers;
+    private final int[] incarnation;
+    private long startWallMs;
+
+    /**
+     * @param ctx the run's settings, concluded here.
+     * @param out where progress goes.
+     */
+    public ChaosRun(final Context ctx, final PrintStream out) {
+        this.ctx = ctx.conclude();
+        this.out = out;
+        this.tag = Long.toHexString(new SecureRandom().nextLong() & 0xffffffffL);
+        this.dir = ctx.out.toAbsolutePath();
+        this.incarnation = new int[ctx.schedule.workers()];
+    }
+
+    /** What the run found. */
+    public record Result(ChaosChecker.Verdict verdict, List<Injected> injected, List<Fault> planned, String summary, Path out) {
+        /** @return true when every property held. */
+        public boolean ok() {
+            return verdict.ok();
+        }
+    }
+
+    /**
+     * Run the job and the nemesis, then check.
+     *
+     * @return the verdict and the summary.
+     * @throws IOException when a file or process cannot be made.
+     * @throws InterruptedException when interrupted.
+     */
+    public Result run() throws IOException, InterruptedException {
+        final int n = ctx.schedule.workers();
+        Files.createDirectories(dir.resolve("history"));
+        Files.createDirectories(dir.resolve("logs"));
+        secret = writeSecret(dir.resolve("job.secret"));
+        strangerSecret = writeSecret(dir.resolve("stranger.secret"));
+        basePort = TestPorts.freeUdpPorts(2 * n);
+        final List<Fault> planned = new ChaosSchedule(ctx.schedule).plan();
+        Files.write(dir.resolve("schedule.txt"), planned.stream().map(Fault::describe).toList(), StandardCharsets.UTF_8);
+        out.printf("chaos: seed %d, %d workers, %.1f min, %d faults planned; replay: %s%n", ctx.schedule.seed(), n,
+            ctx.schedule.durationMs() / 60_000.0, planned.size(), ctx.replay);
+        final List<Action> actions = new ArrayList<>();
+        for (final Fault f : planned) {
+            actions.add(new Action(f.atMs(), f, true));
+            actions.add(new Action(f.endMs(), f, false));
+        }
+        actions.sort(Comparator.comparingLong(Action::atMs).thenComparing(a -> a.fault.index()));
+        final Map<Integer, Long> started = new TreeMap<>();
+        final List<Injected> injected = new ArrayList<>();
+        final Set<Integer> skipped = new HashSet<>();
+        final List<ChildProcess> sprayers = new ArrayList<>();
+        final Map<Integer, ChildProcess> byFault = new TreeMap<>();
+        boolean timedOut = false;
+        workers = new ChildProcess[n];
+        try {
+            for (int w = 0; w < n; w++) {
+                workers[w] = worker(w, false);
+            }
+            startWallMs = System.currentTimeMillis();
+            final long hardEnd = startWallMs + ctx.schedule.durationMs() + TimeUnit.MINUTES.toMillis(ctx.graceMinutes);
+            int next = 0;
+            while (!allExited()) {
+                final long now = System.currentTimeMillis();
+                if (now > hardEnd) {
+                    timedOut = true;
+                    log("the workers had not finished " + ctx.graceMinutes + " min after the planned end: stopping them");
+                    break;
+                }
+                while (next < actions.size() && startWallMs + actions.get(next).atMs <= now) {
+                    final Action a = actions.get(next++);
+                    if (a.start) {
+                        if (start(a.fault, byFault, sprayers)) {
+                            started.put(a.fault.index(), System.currentTimeMillis());
+                        } else {
+                            skipped.add(a.fault.index());
+                        }
+                    } else if (started.containsKey(a.fault.index())) {
+                        end(a.fault, byFault);
+                        injected.add(new Injected(a.fault, started.get(a.fault.index()), System.currentTimeMillis()));
+                    }
+                }
+                Thread.sleep(TICK_MS);
+            }
+            // faults in force when the job ended: loss off, stopped workers continued, sprayers and strangers stopped
+            for (final Action a : actions.subList(next, actions.size())) {
+                if (!a.start && started.containsKey(a.fault.index())) {
+                    if (a.fault.kind() != FaultKind.KILL_WORKER && a.fault.kind() != FaultKind.KILL_RELAY && a.fault.kind() != FaultKind.KILL_TWO) {
+                        end(a.fault, byFault);
+                    }
+                    injected.add(new Injected(a.fault, started.get(a.fault.index()), -1));
+                }
+            }
+        } finally {
+            for (final ChildProcess c : children) {
+                if (c.isAlive()) {
+                    try {
+                        c.signal("CONT");
+                    } catch (final IOException ignored) {
+                        // it exited meanwhile
+                    }
+                    killedNames.add(c.name());
+                    c.kill();
+                }
+            }
+        }
+        injected.sort(Comparator.comparingInt(i -> i.fault().index()));
+        final Map<Integer, Integer> exits = new TreeMap<>();
+        for (int w = 0; w < n; w++) {
+            final Integer code = workers[w].exitCode();
+            exits.put(w, timedOut || code == null ? -1 : code);
+        }
+        final List<String> leftovers = leftovers();
+        final Map<Integer, List<String>> histories = new TreeMap<>();
+        for (int w = 0; w < n; w++) {
+            final Path h = historyOf(w);
+            histories.put(w, Files.exists(h) ? Files.readAllLines(h, StandardCharsets.US_ASCII) : List.of());
+        }
+        final ChaosChecker.Verdict verdict = new ChaosChecker(new ChaosChecker.Bounds(ctx.schedule.roundDeadlineMs(), ctx.rejoinBoundMs))
+            .check(histories, injected, exits, leftovers);
+        writeHistory(histories);
+        final StringBuilder sb = new StringBuilder(verdict.summary(String.format("Chaos run: seed %d, %d workers, %.1f min", ctx.schedule.seed(),
+            n, ctx.schedule.durationMs() / 60_000.0), injected, ctx.replay));
+        sb.append(String.format("%nFaults planned %d, injected %d, not injected %d (the job had ended, or the target had exited).%n",
+            planned.size(), injected.size(), planned.size() - injected.size()));
+        sb.append("Slice server directories removed after the processes the nemesis killed: ").append(removed).append(".\n");
+        final String summary = sb.toString();
+        Files.writeString(dir.resolve("summary.md"), summary);
+        out.println(summary);
+        if (!verdict.ok()) {
+            out.println("chaos: FAILED with seed " + ctx.schedule.seed() + "; replay with: " + ctx.replay);
+        }
+        return new Result(verdict, injected, planned, summary, dir);
+    }
+
+    private int removed;
+
+    /** @return false when the fault cannot be carried out (its target exited: the job ended). */
+    private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault, final List<ChildProcess> sprayers)
+        throws IOException, InterruptedException {
+        final int[] t = f.targets();
+        switch (f.kind()) {
+            case KILL_WORKER:
+            case KILL_RELAY:
+            case KILL_TWO:
+                for (final int w : t) {
+                    if (!workers[w].isAlive()) {
+                        log(f, "skipped: worker " + w + " has exited");
+                        return false;
+                    }
+                }
+                for (final int w : t) {
+                    killedNames.add(workers[w].name());
+                    workers[w].kill();
+                }
+                log(f, "SIGKILL workers " + java.util.Arrays.toString(t));
+                return true;
+            case STOP:
+                if (!workers[t[0]].isAlive()) {
+                    log(f, "skipped: worker " + t[0] + " has exited");
+                    return false;
+                }
+                workers[t[0]].signal("STOP");
+                log(f, "SIGSTOP worker " + t[0]);
+                return true;
+            case LOSS:
+                for (final int w : t) {
+                    Files.writeString(lossSwitch(w), "on");
+                }
+                log(f, "receive loss on at workers " + java.util.Arrays.toString(t));
+                return true;
+            case GARBAGE: {
+                final int slice = t[0];
+                final ChildProcess g = start("garbage-" + f.index(), List.of(), List.of("garbage", "--job", Integer.toString(ctx.job), "--workers",
+                    Integer.toString(ctx.schedule.workers()), "--params", Long.toString(params()), "--udp", "127.0.0.1:" + (basePort + 2 * slice)
+                    + ":" + (basePort + 2 * slice + 1), "--rate", Integer.toString(ctx.garbageRate), "--seed", Long.toString(ctx.schedule.seed() + f.index()),
+                    "--server-has-secret", "--connect-timeout-ms", "5000"), "256m");
+                byFault.put(f.index(), g);
+                sprayers.add(g);
+                log(f, "garbage at slice " + slice + "'s vote port " + (basePort + 2 * slice));
+                return true;
+            }
+            default: {
+                final ChildProcess s = start("stranger-" + f.index(), List.of(), workerArgs(t[0], true, strangerSecret, false,
+                    dir.resolve("logs").resolve("stranger-" + f.index())), "1g");
+                byFault.put(f.index(), s);
+                log(f, "stranger claiming worker id " + t[0] + " with another secret");
+                return true;
+            }
+        }
+    }
+
+    private void end(final Fault f, final Map<Integer, ChildProcess> byFault) throws IOException, InterruptedException {
+        final int[] t = f.targets();
+        switch (f.kind()) {
+            case KILL_WORKER:
+            case KILL_RELAY:
+            case KILL_TWO:
+                for (final int w : t) {
+                    workers[w] = worker(w, true);
+                }
+                log(f, "restarted workers " + java.util.Arrays.toString(t) + " with --rejoin");
+                break;
+            case STOP:
+                workers[t[0]].signal("CONT");
+                log(f, "SIGCONT worker " + t[0]);
+                break;
+            case LOSS:
+                for (final int w : t) {
+                    Files.deleteIfExists(lossSwitch(w));
+                }
+                log(f, "receive loss off at workers " + java.util.Arrays.toString(t));
+                break;
+            case GARBAGE: {
+                final ChildProcess g = byFault.get(f.index());
+                g.stop();
+                log(f, "garbage stopped: " + g.lastLine(l -> l.startsWith("garbage total sent=")));
+                break;
+            }
+            default: {
+                final ChildProcess s = byFault.get(f.index());
+                killedNames.add(s.name());
+                s.kill();
+                log(f, "stranger killed");
+            }
+        }
+    }
+
+    private ChildProcess worker(final int w, final boolean rejoin) throws IOException {
+        final int k = incarnation[w]++;
+        final String name = "worker-" + w + (k == 0 ? "" : "-r" + k);
+        final List<String> jvm = List.of("-D" + AeronRuntime.LOSS_RATE_PROP + "=" + ctx.lossRate,
+            "-D" + AeronRuntime.LOSS_SEED_PROP + "=" + (ctx.schedule.seed() * 31 + w * 7 + k), "-D" + AeronRuntime.LOSS_SWITCH_PROP + "=" + lossSwitch(w));
+        return start(name, jvm, workerArgs(w, rejoin, secret, true, dir.resolve("logs").resolve(name)), "1g");
+    }
+
+    private List<String> workerArgs(final int w, final boolean rejoin, final Path secretFile, final boolean history, final Path outDir) {
+        final int n = ctx.schedule.workers();
+        final List<String> args = new ArrayList<>(List.of("worker", "--topology", "sharded", "--hosts",
+            String.join(",", Collections.nCopies(n, "127.0.0.1")), "--vote-port", Integer.toString(basePort), "--job", Integer.toString(ctx.job),
+            "--worker-id", Integer.toString(w), "--workers", Integer.toString(n), "--secret-file", secretFile.toString(), "--run-id", "chaos-" + tag,
+            "--epochs", Integer.toString(ctx.epochs), "--batch", Integer.toString(ctx.batch), "--train-limit", Integer.toString(ctx.trainLimit),
+            "--test-limit", Integer.toString(ctx.testLimit), "--seed", Long.toString(ctx.trainSeed), "--round-timeout-ms",
+            Long.toString(ctx.schedule.roundDeadlineMs()), "--min-voters", Integer.toString(ctx.schedule.minVoters()), "--await-timeout-s",
+            Long.toString(ctx.awaitTimeoutSeconds), "--out", outDir.toString()));
+        if (history) {
+            args.addAll(List.of("--history", historyOf(w).toString(), "--checkpoint-dir", dir.resolve("checkpoints").toString(),
+                "--checkpoint-every", Integer.toString(ctx.checkpointEvery)));
+        }
+        if (rejoin) {
+            args.add("--rejoin");
+        }
+        return args;
+    }
+
+    private ChildProcess start(final String name, final List<String> jvmFlags, final List<String> args, final String heap) throws IOException {
+        final List<String> jvm = new ArrayList<>(jvmFlags);
+        jvm.add("-Daeron.dir=" + aeronDir(name));
+        final ChildProcess c = ChildProcess.start(name, DLION_CLI, jvm, args, heap, dir.resolve("logs").resolve(name + ".log"));
+        children.add(c);
+        return c;
+    }
+
+    private String aeronDir(final String name) {
+        return ctx.shmDir.resolve("aeron-chaos-" + tag + "-" + name).toString();
+    }
+
+    private Path lossSwitch(final int w) {
+        return dir.resolve("loss-on-worker-" + w);
+    }
+
+    private Path historyOf(final int w) {
+        return dir.resolve("history").resolve("worker-" + w + ".log");
+    }
+
+    private long params() {
+        for (final ChildProcess w : workers) {
+            final String line = w == null ? null : w.lastLine(l -> PARAMS.matcher(l).find());
+            if (line != null) {
+                final Matcher m = PARAMS.matcher(line);
+                m.find();
+                return Long.parseLong(m.group(1));
+            }
+        }
+        return 1 << 16;
+    }
+
+    private boolean allExited() {
+        for (final ChildProcess w : workers) {
+            if (w.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return processes, Aeron directories and namespaces of this run still there (the killed processes' directories removed). */
+    private List<String> leftovers() throws IOException, InterruptedException {
+        final List<String> left = new ArrayList<>();
+        for (final ChildProcess c : children) {
+            if (c.isAlive()) {
+                left.add("process " + c.name() + " (pid " + c.pid() + ") still runs");
+            }
+        }
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (final Path p : (Iterable<Path>) procs::iterator) {
+                final Path cmdline = p.resolve("cmdline");
+                if (!p.getFileName().toString().matches("\\d+")) {
+                    continue;
+                }
+                try {
+                    final String cmd = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8);
+                    if (cmd.contains("chaos-" + tag) && Long.parseLong(p.getFileName().toString()) != ProcessHandle.current().pid()) {
+                        left.add("process " + p.getFileName() + " of the run still runs: " + cmd.replace('\0', ' '));
+                    }
+                } catch (final IOException gone) {
+                    // the process exited while it was read
+                }
+            }
+        }
+        Thread.sleep(500);
+        try (Stream<Path> shm = Files.list(ctx.shmDir)) {
+            for (final Path p : (Iterable<Path>) shm::iterator) {
+                final String name = p.getFileName().toString();
+                if (!name.startsWith("aeron-chaos-" + tag + "-")) {
+                    continue;
+                }
+                final String process = name.substring(("aeron-chaos-" + tag + "-").length());
+                if (killedNames.contains(process)) {
+                    deleteTree(p);
+                    removed++;
+                } else {
+                    left.add("Aeron directory " + p + " of " + process + ", which exited by itself");
+                }
+            }
+        }
+        try {
+            final Process ip = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+            final String names = new String(ip.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            ip.waitFor(10, TimeUnit.SECONDS);
+            for (final String l : names.split("\n")) {
+                if (l.contains(tag)) {
+                    left.add("network namespace " + l.trim());
+                }
+            }
+        } catch (final IOException noIp) {
+            log("ip netns list is not available: namespaces not checked (the run creates none)");
+        }
+        return left;
+    }
+
+    private static void deleteTree(final Path p) throws IOException {
+        try (Stream<Path> walk = Files.walk(p)) {
+            for (final Path q : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(q);
+            }
+        }
+    }
+
+    private void writeHistory(final Map<Integer, List<String>> histories) throws IOException {
+        final List<String[]> all = new ArrayList<>();
+        for (final List<String> lines : histories.values()) {
+            for (final String l : lines) {
+                all.add(new String[] {l.substring(2, Math.max(2, l.indexOf(' '))), l});
+            }
+        }
+        for (final String l : nemesisLog) {
+            all.add(new String[] {l.substring(2, l.indexOf(' ')), l});
+        }
+        all.sort(Comparator.comparingLong(a -> parseOr(a[0])));
+        final List<String> lines = new ArrayList<>();
+        for (final String[] a : all) {
+            lines.add(a[1]);
+        }
+        Files.write(dir.resolve("history.txt"), lines, StandardCharsets.US_ASCII);
+        Files.write(dir.resolve("nemesis.log"), nemesisLog, StandardCharsets.US_ASCII);
+    }
+
+    private static long parseOr(final String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (final NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private void log(final Fault f, final String what) {
+        log(String.format(Locale.ROOT, "%s %s: %s", "#" + f.index(), f.kind().label(), what));
+    }
+
+    private void log(final String what) {
+        final long now = System.currentTimeMillis();
+        final String line = String.format(Locale.ROOT, "t=%d nemesis +%.1fs %s", now, (now - startWallMs) / 1000.0, what);
+        nemesisLog.add(line);
+        out.println(line);
+    }
+
+    private static Path writeSecret(final Path file) throws IOException {
+        final byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        Files.write(file, key);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    private record Action(long atMs, Fault fault, boolean start) {
+    }
+
+    /** The run's settings, defaults defined once here. */
+    public static final class Context {
+        /** Default {@link #rejoinBoundMs(long)}. */
+        public static final long REJOIN_BOUND_MS_DEFAULT = 60_000;
+
+        private ChaosSchedule.Context schedule = new ChaosSchedule.Context();
+        private Path out = Path.of("target", "chaos");
+        private Path shmDir = Path.of("/dev/shm");
+        private int job = 17;
+        private int epochs = 4;
+        private int batch = 96;
+        private int trainLimit = 12_000;
+        private int testLimit = 1_000;
+        private long trainSeed = 42;
+        private int checkpointEvery = 200;
+        private double lossRate = 0.3;
+        private int garbageRate = 500;
+        private long rejoinBoundMs = REJOIN_BOUND_MS_DEFAULT;
+        private long awaitTimeoutSeconds = 120;
+        private long graceMinutes = 10;
+        private String replay = "";
+
+        /** @return this, checked. */
+        public Context conclude() {
+            schedule.conclude();
+            require(epochs >= 1, "--epochs must be >= 1, got " + epochs);
+            require(batch >= schedule.workers() && batch % schedule.workers() == 0, "--batch must be a multiple of --workers, got " + batch);
+            require(lossRate > 0 && lossRate < 1, "the burst's loss rate must be in (0, 1), got " + lossRate);
+            require(garbageRate > 0, "the garbage rate must be > 0, got " + garbageRate);
+            require(rejoinBoundMs > 0, "the rejoin bound must be > 0, got " + rejoinBoundMs);
+            require(Files.isDirectory(shmDir), "the Aeron directory root " + shmDir + " does not exist");
+            return this;
+        }
+
+        private static void require(final boolean ok, final String message) {
+            if (!ok) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+
+        public Context schedule(final ChaosSchedule.Context schedule) {
+            this.schedule = schedule;
+            return this;
+        }
+
+        public ChaosSchedule.Context schedule() {
+            return schedule;
+        }
+
+        /** @param out the output directory. @return this */
+        public Context out(final Path out) {
+            this.out = out;
+            return this;
+        }
+
+        /** @param epochs epochs every worker trains. @return this */
+        public Context epochs(final int epochs) {
+            this.epochs = epochs;
+            return this;
+        }
+
+        /** @param trainLimit training examples used. @return this */
+        public Context trainLimit(final int trainLimit) {
+            this.trainLimit = trainLimit;
+            return this;
+        }
+
+        /** @param batch the global batch. @return this */
+        public Context batch(final int batch) {
+            this.batch = batch;
+            return this;
+        }
+
+        /** @param rejoinBoundMs longest a restarted or stopped worker may take to apply a round again. @return this */
+        public Context rejoinBoundMs(final long rejoinBoundMs) {
+            this.rejoinBoundMs = rejoinBoundMs;
+            return this;
+        }
+
+        /** @param lossRate received data frames dropped during a loss burst. @return this */
+        public Context lossRate(final double lossRate) {
+            this.lossRate = lossRate;
+            return this;
+        }
+
+        /** @param graceMinutes how long past the planned end the workers may take to finish. @return this */
+        public Context graceMinutes(final long graceMinutes) {
+            this.graceMinutes = graceMinutes;
+            return this;
+        }
+
+        /** @param replay the command that replays this run, for the summary and a failure's message. @return this */
+        public Context replay(final String replay) {
+            this.replay = replay;
+            return this;
+        }
+
+        public String replay() {
+            return replay;
+        }
+    }
+}
