@@ -33,8 +33,9 @@ import java.util.TreeMap;
  *   <li>loss, garbage, stranger: <i>resume</i> = from the fault's end to the first round applied by any worker (for a loss
  *       burst, by each worker it hit), bound {@code D + 6 s}.</li>
  * </ul>
- * A measure whose start falls while another worker is stopped starts at that worker's SIGCONT instead (nobody can finish a
- * round while a slice's server is stopped). A measure whose worker was killed by a later fault before it recovered is
+ * A measure that is not within its bound starts instead at the SIGCONT of another worker's stop that began before the
+ * round it waited for (or before the bound ran out) and had not ended at its start: nobody finishes a round while a slice's
+ * server is stopped. A measure whose worker was killed by a later fault before it recovered is
  * <i>superseded</i>, and one that had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
  */
 public final class ChaosChecker {
@@ -405,37 +406,25 @@ public final class ChaosChecker {
             switch (fault.kind()) {
                 case KILL_WORKER:
                 case KILL_RELAY:
-                case KILL_TWO: {
-                    final long from = shifted(f.startWallMs(), failover, faults, f);
-                    final HistoryEvent next = firstApplied(applied, from, e -> !contains(t, e.worker()) && noneVoted(e, t));
-                    v.recoveries.add(outcome(fault, "failover", -1, from, next, failover, -1, faults, f, applied));
+                case KILL_TWO:
+                    v.recoveries.add(measure(fault, "failover", -1, f.startWallMs(), e -> !contains(t, e.worker()) && noneVoted(e, t), failover,
+                        faults, f, applied));
                     for (final int w : t) {
-                        final HistoryEvent back = firstApplied(applied, f.endWallMs(), e -> e.worker() == w);
-                        v.recoveries.add(outcome(fault, "rejoin", w, f.endWallMs(), back, bounds.rejoinMs(), w, faults, f, applied));
+                        v.recoveries.add(measure(fault, "rejoin", w, f.endWallMs(), e -> e.worker() == w, bounds.rejoinMs(), faults, f, applied));
                     }
                     break;
-                }
-                case STOP: {
-                    final long from = shifted(f.endWallMs(), failover, faults, f);
-                    final HistoryEvent any = firstApplied(applied, from, e -> true);
-                    v.recoveries.add(outcome(fault, "resume", -1, from, any, failover, -1, faults, f, applied));
-                    final HistoryEvent back = firstApplied(applied, f.endWallMs(), e -> e.worker() == t[0]);
-                    v.recoveries.add(outcome(fault, "rejoin", t[0], f.endWallMs(), back, bounds.rejoinMs(), t[0], faults, f, applied));
+                case STOP:
+                    v.recoveries.add(measure(fault, "resume", -1, f.endWallMs(), e -> true, failover, faults, f, applied));
+                    v.recoveries.add(measure(fault, "rejoin", t[0], f.endWallMs(), e -> e.worker() == t[0], bounds.rejoinMs(), faults, f,
+                        applied));
                     break;
-                }
-                case LOSS: {
-                    final long from = shifted(f.endWallMs(), failover, faults, f);
+                case LOSS:
                     for (final int w : t) {
-                        final HistoryEvent back = firstApplied(applied, from, e -> e.worker() == w);
-                        v.recoveries.add(outcome(fault, "resume", w, from, back, failover, w, faults, f, applied));
+                        v.recoveries.add(measure(fault, "resume", w, f.endWallMs(), e -> e.worker() == w, failover, faults, f, applied));
                     }
                     break;
-                }
-                default: {
-                    final long from = shifted(f.endWallMs(), failover, faults, f);
-                    final HistoryEvent any = firstApplied(applied, from, e -> true);
-                    v.recoveries.add(outcome(fault, "resume", -1, from, any, failover, -1, faults, f, applied));
-                }
+                default:
+                    v.recoveries.add(measure(fault, "resume", -1, f.endWallMs(), e -> true, failover, faults, f, applied));
             }
         }
         for (final Recovery r : v.recoveries) {
@@ -447,42 +436,46 @@ public final class ChaosChecker {
         }
     }
 
-    /** @return the start moved past the SIGCONT of any other worker's stop in force at it, or begun within the bound after it. */
-    private static long shifted(final long start, final long bound, final List<Injected> faults, final Injected self) {
-        long from = start;
-        boolean moved = true;
-        while (moved) {
-            moved = false;
-            for (final Injected o : faults) {
-                if (o == self || o.fault().kind() != FaultKind.STOP || o.endWallMs() < 0) {
-                    continue;
-                }
-                if (o.startWallMs() <= from + bound && o.endWallMs() > from) {
-                    from = o.endWallMs();
-                    moved = true;
-                }
-            }
-        }
-        return from;
-    }
-
-    private Recovery outcome(final Fault fault, final String measure, final int worker, final long from, final HistoryEvent next,
-        final long bound, final int subject, final List<Injected> faults, final Injected self, final List<HistoryEvent> applied) {
+    /**
+     * The first round applied after {@code start} that the predicate picks, measured from {@code start}; when it is not within
+     * the bound, from the SIGCONT of another worker's stop that began before it (or before the bound ran out) and had not
+     * ended at the start, and so on.
+     */
+    private static Recovery measure(final Fault fault, final String measure, final int worker, final long start,
+        final java.util.function.Predicate<HistoryEvent> which, final long bound, final List<Injected> faults, final Injected self,
+        final List<HistoryEvent> applied) {
+        final HistoryEvent next = firstApplied(applied, start, which);
         final long until = next == null ? Long.MAX_VALUE : next.timeMs();
-        if (subject >= 0) {
+        if (worker >= 0) {
             for (final Injected o : faults) {
-                if (o != self && o.fault().kind().kills() && contains(o.fault().targets(), subject) && o.startWallMs() >= self.startWallMs()
+                if (o != self && o.fault().kind().kills() && contains(o.fault().targets(), worker) && o.startWallMs() >= self.startWallMs()
                     && o.startWallMs() < until) {
                     return new Recovery(fault, measure, worker, -1, bound, "superseded");
                 }
             }
         }
+        long from = start;
+        while (true) {
+            if (next != null && next.timeMs() - from <= bound) {
+                return new Recovery(fault, measure, worker, Math.max(0, next.timeMs() - from), bound, "ok");
+            }
+            final long limit = Math.min(until, from + bound);
+            long shiftTo = from;
+            for (final Injected o : faults) {
+                if (o != self && o.fault().kind() == FaultKind.STOP && o.endWallMs() >= 0 && o.startWallMs() <= limit && o.endWallMs() > from) {
+                    shiftTo = Math.max(shiftTo, o.endWallMs());
+                }
+            }
+            if (shiftTo == from) {
+                break;
+            }
+            from = shiftTo;
+        }
         if (next == null) {
             final boolean ended = applied.isEmpty() || applied.get(applied.size() - 1).timeMs() <= from + bound;
             return new Recovery(fault, measure, worker, -1, bound, ended ? "after the end" : "NEVER");
         }
-        final long ms = next.timeMs() - from;
-        return new Recovery(fault, measure, worker, ms, bound, ms <= bound ? "ok" : "LATE");
+        return new Recovery(fault, measure, worker, next.timeMs() - from, bound, "LATE");
     }
 
     private static HistoryEvent firstApplied(final List<HistoryEvent> applied, final long afterMs,

@@ -184,6 +184,19 @@ class ChaosCheckerTest {
     }
 
     @Test
+    void shouldMeasureAFailoverFromTheEndOfAStopThatHeldTheJobAndIgnoreALaterStop() {
+        // killed 9 s before its rounds stop: late, unless another worker was stopped in between (a stopped slice server holds
+        // every round); a stop that begins after the failover does not move it
+        final List<Injected> faults = List.of(
+            new Injected(new Fault(0, 20_000, FaultKind.KILL_RELAY, new int[] {2}, 1_050), T0 + 3_950 - 9_000, T0 + 5_000),
+            new Injected(new Fault(1, 21_000, FaultKind.STOP, new int[] {1}, 7_000), T0 - 4_000, T0 + 3_000),
+            new Injected(new Fault(2, 30_000, FaultKind.STOP, new int[] {0}, 3_000), T0 + 4_500, T0 + 7_500));
+        final Verdict v = CHECKER.check(clean(), faults, exits(), List.of());
+        assertTrue(v.ok(), () -> v.summary("stopped", faults, "-"));
+        assertEquals(1_000, v.recoveries().get(0).ms(), "from the SIGCONT at T0 + 3,000 to round 40 at T0 + 4,000");
+    }
+
+    @Test
     void shouldFailWhenAWorkerNeverAppliesAgainAfterALossBurst() {
         final Map<Integer, List<String>> h = clean();
         h.get(1).removeIf(l -> {

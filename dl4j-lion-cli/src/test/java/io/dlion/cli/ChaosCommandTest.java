@@ -1,0 +1,76 @@
+package io.dlion.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.dlion.testkit.chaos.ChaosChecker;
+import io.dlion.testkit.chaos.ChaosRun;
+import io.dlion.testkit.chaos.FaultKind;
+import io.dlion.testkit.chaos.Injected;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The chaos soak of real processes ({@code ./dlion chaos}): a sharded job of worker processes over UDP loopback under the
+ * seeded nemesis, checked by the history checker. The default suite runs one short soak (3 workers, one minute: a kill of
+ * the relay and its restart, a stop past the deadline, a loss burst, garbage, as the seed draws them); the slow suite runs
+ * three seeds for ten minutes each with every fault kind. A failure names the seed and the command that replays it.
+ */
+class ChaosCommandTest {
+
+    private static ChaosRun.Result chaos(final String... args) throws Exception {
+        final ChaosCommand command = new ChaosCommand();
+        new CommandLine(command).parseArgs(args);
+        final ChaosRun.Context ctx = command.context();
+        final ChaosRun.Result result = new ChaosRun(ctx, new PrintStream(System.out, true)).run();
+        assertTrue(result.ok(), "the chaos run failed; replay with: " + ctx.replay() + "\n" + result.summary());
+        return result;
+    }
+
+    @Test
+    void shouldRejectBadOptionsNamingThem() {
+        for (final String[] bad : List.of(new String[] {"--minutes", "1", "--seed", "1", "--kinds", "kill-all"},
+            new String[] {"--minutes", "0", "--seed", "1"}, new String[] {"--minutes", "1", "--seed", "1", "--workers", "2"},
+            new String[] {"--minutes", "1", "--seed", "1", "--min-voters", "4"})) {
+            final ChaosCommand command = new ChaosCommand();
+            new CommandLine(command).parseArgs(bad);
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, command::context);
+            final String option = bad[bad.length - 2];
+            assertTrue(e.getMessage().contains(option.equals("--seed") ? "--minutes" : option), option + ": " + e.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void shouldHoldEveryPropertyInAShortSoak() throws Exception {
+        final ChaosRun.Result result = chaos("--workers", "3", "--min-voters", "1", "--minutes", "1", "--seed", "5", "--mean-gap-s", "6",
+            "--warm-up-s", "15", "--quiet-end-s", "20", "--epochs", "4", "--kinds", "kill-relay,stop,loss,garbage",
+            "--out", Path.of("target", "chaos-run-test").toString());
+        final Map<FaultKind, Integer> kinds = ChaosChecker.byKind(result.injected());
+        final long distinct = kinds.values().stream().filter(c -> c > 0).count();
+        assertTrue(result.injected().size() >= 3 && distinct >= 3, "at least 3 faults of 3 kinds injected: " + kinds);
+        assertTrue(kinds.get(FaultKind.KILL_RELAY) >= 1, "the relay was killed: " + kinds);
+        assertTrue(result.verdict().recoveries().stream().anyMatch(r -> r.measured() && "rejoin".equals(r.measure())),
+            "a restarted worker rejoined: " + result.verdict().recoveries());
+    }
+
+    @Test
+    @Tag("slow")
+    @Timeout(value = 75, unit = TimeUnit.MINUTES)
+    void shouldHoldEveryPropertyForThreeSeedsOfTenMinutes() throws Exception {
+        for (final long seed : List.of(101L, 202L, 303L)) {
+            final ChaosRun.Result result = chaos("--workers", "4", "--minutes", "10", "--seed", Long.toString(seed), "--mean-gap-s", "12",
+                "--out", Path.of("target", "chaos-soak-" + seed).toString());
+            final List<Injected> injected = result.injected();
+            assertTrue(injected.size() >= 20, "seed " + seed + ": " + injected.size() + " faults injected");
+        }
+    }
+}
