@@ -31,7 +31,8 @@ import io.dlion.testkit.TestPorts;
  * secret, checkpoints and a round history each, train the MLP on Fashion-MNIST while the nemesis carries out a
  * {@link ChaosSchedule}; then the {@link ChaosChecker} proves the properties of the whole history and the run writes
  * {@code history.txt} (every worker's events and the nemesis's, in time order), {@code summary.md} (one page) and the
- * logs of every process into its output directory.
+ * logs of every process into its output directory (an earlier run's histories, logs and checkpoints there are deleted
+ * first).
  * <p>
  * How each fault is carried out: kills with SIGKILL ({@link ChildProcess#kill()}), the restart a new {@code ./dlion worker
  * --rejoin} process appending to the same history; a stop with {@code kill -STOP} and {@code kill -CONT}; a loss burst by
@@ -91,6 +92,12 @@ public final class ChaosRun {
      */
     public Result run() throws IOException, InterruptedException {
         final int n = ctx.schedule.workers();
+        // a run's histories are appended to: an earlier run's in the same directory would mix with this one's
+        for (final String earlier : List.of("history", "logs", "checkpoints")) {
+            if (Files.exists(dir.resolve(earlier))) {
+                deleteTree(dir.resolve(earlier));
+            }
+        }
         Files.createDirectories(dir.resolve("history"));
         Files.createDirectories(dir.resolve("logs"));
         secret = writeSecret(dir.resolve("job.secret"));
