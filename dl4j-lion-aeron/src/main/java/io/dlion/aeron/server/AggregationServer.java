@@ -71,7 +71,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * as every <em>active</em> worker's vote for it is in; the first chunk voted fixes the round's voters.
  * <p>
  * Deadline and quorum: when a round makes no progress for {@link Context#roundTimeoutNs()} (since it opened or since
- * its last published chunk), the active workers missing from its oldest open chunk are dropped (counted in
+ * its last published chunk; a pause of the server's own process, a gap between duty cycles over {@link Context#pauseNs()},
+ * does not count), the active workers missing from its oldest open chunk are dropped (counted in
  * {@link ServerCounters#workersDropped()}) and the round goes on with the workers present, provided they are at least
  * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
  * {@code QuorumLostException}). A dropped worker's later votes of that round are rejected as
@@ -101,6 +102,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final StartupGrace startupGrace = new StartupGrace();
     private final Membership membership;
     private final ChunkWindow window;
+    /** Whether a duty cycle ran yet, and when the last one ended: a longer gap than {@link Context#pauseNs()} was a pause. */
+    private boolean cycled;
+    private long lastCycleNs;
     private final Aggregation aggregation;
     private final ResultPublisher publisher;
     private final HelloAnswers answers;
@@ -180,6 +184,11 @@ public final class AggregationServer implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
+        final long startNs = ctx.nanoClock.nanoTime();
+        if (cycled && startNs - lastCycleNs > ctx.pauseNs) {
+            // this process did not run (stopped, a long GC, a stalled host): the pause is the server's, not the workers'
+            window.paused(startNs - lastCycleNs);
+        }
         int work = publisher.publishAbort();
         work += publishNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
@@ -191,6 +200,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
             onDeadline(now);
             work += 1 + window.aggregateReady(membership.active());
         }
+        cycled = true;
+        lastCycleNs = ctx.nanoClock.nanoTime();
         return work + relay.doWork();
     }
 
@@ -457,6 +468,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
      * else has a default from {@link Configuration}.
      */
     public static final class Context extends JobContext<Context> {
+        /** Default {@link #pauseNs(long)}: 200 ms. */
+        public static final long PAUSE_NS_DEFAULT = 200_000_000L;
+
         private Aeron aeron;
         private int shard;
         private long fromParam;
@@ -468,6 +482,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int handOverStreamId;
         private int windowChunks = Configuration.windowChunks();
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
+        private long pauseNs = PAUSE_NS_DEFAULT;
         private int fragmentLimit = Configuration.fragmentLimit();
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private int minVoters;
@@ -506,6 +521,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             if (roundTimeoutNs <= 0) {
                 throw new IllegalArgumentException("roundTimeoutNs must be > 0, got " + roundTimeoutNs);
+            }
+            if (pauseNs <= 0) {
+                throw new IllegalArgumentException("pauseNs must be > 0, got " + pauseNs);
             }
             if (fragmentLimit < 1) {
                 throw new IllegalArgumentException("fragmentLimit must be >= 1, got " + fragmentLimit);
@@ -706,6 +724,22 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public long roundTimeoutNs() {
             return roundTimeoutNs;
+        }
+
+        /**
+         * @param pauseNs a gap between two duty cycles longer than this means the server's process did not run (stopped, a
+         *                long GC pause, a stalled host): the open round's deadline moves on by the gap, since the workers'
+         *                votes may be waiting in the driver (default {@value #PAUSE_NS_DEFAULT} ns; the agent's idle strategy
+         *                parks for at most 1 ms).
+         * @return this for a fluent API.
+         */
+        public Context pauseNs(final long pauseNs) {
+            this.pauseNs = pauseNs;
+            return this;
+        }
+
+        public long pauseNs() {
+            return pauseNs;
         }
 
         /**

@@ -305,6 +305,17 @@ final class ChunkWindow {
         return open && nowNs - progressNs > timeoutNs;
     }
 
+    /**
+     * The owner did not run for a while (its process was paused): the open round's deadline moves on by as much.
+     *
+     * @param pauseNs how long.
+     */
+    void paused(final long pauseNs) {
+        if (open) {
+            progressNs += pauseNs;
+        }
+    }
+
     /** @return true when the oldest chunk is aggregated (its result waits for the publication): no worker is missing. */
     boolean isOldestChunkAggregated() {
         final ChunkSlot base = slots[baseChunk % slots.length];
