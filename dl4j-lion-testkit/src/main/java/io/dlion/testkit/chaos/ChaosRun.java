@@ -62,6 +62,7 @@ public final class ChaosRun {
     private ChildProcess[] workers;
     private final int[] incarnation;
     private long startWallMs;
+    private int removed;
 
     /**
      * @param ctx the run's settings, concluded here.
@@ -115,8 +116,6 @@ public final class ChaosRun {
         actions.sort(Comparator.comparingLong(Action::atMs).thenComparing(a -> a.fault.index()));
         final Map<Integer, Long> started = new TreeMap<>();
         final List<Injected> injected = new ArrayList<>();
-        final Set<Integer> skipped = new HashSet<>();
-        final List<ChildProcess> sprayers = new ArrayList<>();
         final Map<Integer, ChildProcess> byFault = new TreeMap<>();
         boolean timedOut = false;
         workers = new ChildProcess[n];
@@ -137,10 +136,8 @@ public final class ChaosRun {
                 while (next < actions.size() && startWallMs + actions.get(next).atMs <= now) {
                     final Action a = actions.get(next++);
                     if (a.start) {
-                        if (start(a.fault, byFault, sprayers)) {
+                        if (start(a.fault, byFault)) {
                             started.put(a.fault.index(), System.currentTimeMillis());
-                        } else {
-                            skipped.add(a.fault.index());
                         }
                     } else if (started.containsKey(a.fault.index())) {
                         end(a.fault, byFault);
@@ -152,7 +149,7 @@ public final class ChaosRun {
             // faults in force when the job ended: loss off, stopped workers continued, sprayers and strangers stopped
             for (final Action a : actions.subList(next, actions.size())) {
                 if (!a.start && started.containsKey(a.fault.index())) {
-                    if (a.fault.kind() != FaultKind.KILL_WORKER && a.fault.kind() != FaultKind.KILL_RELAY && a.fault.kind() != FaultKind.KILL_TWO) {
+                    if (!a.fault.kind().kills()) {
                         end(a.fault, byFault);
                     }
                     injected.add(new Injected(a.fault, started.get(a.fault.index()), -1));
@@ -200,10 +197,8 @@ public final class ChaosRun {
         return new Result(verdict, injected, planned, summary, dir);
     }
 
-    private int removed;
-
     /** @return false when the fault cannot be carried out (its target exited: the job ended). */
-    private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault, final List<ChildProcess> sprayers)
+    private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault)
         throws IOException, InterruptedException {
         final int[] t = f.targets();
         switch (f.kind()) {
@@ -243,7 +238,6 @@ public final class ChaosRun {
                     + ":" + (basePort + 2 * slice + 1), "--rate", Integer.toString(ctx.garbageRate), "--seed", Long.toString(ctx.schedule.seed() + f.index()),
                     "--server-has-secret", "--connect-timeout-ms", "5000"), "256m");
                 byFault.put(f.index(), g);
-                sprayers.add(g);
                 log(f, "garbage at slice " + slice + "'s vote port " + (basePort + 2 * slice));
                 return true;
             }
