@@ -128,7 +128,7 @@ public final class ChaosSchedule {
                     break;
                 default:
                     targets = new int[] {random.nextInt(n)};
-                    duration = between(random, 8_000, 15_000);
+                    duration = between(random, 15_000, 25_000);
             }
             final Fault fault = new Fault(faults.size(), t, kind, targets, duration);
             faults.add(fault);
