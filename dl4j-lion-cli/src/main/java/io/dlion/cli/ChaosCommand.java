@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
+import io.dlion.testkit.chaos.ChaosChecker;
 import io.dlion.testkit.chaos.ChaosRun;
 import io.dlion.testkit.chaos.ChaosSchedule;
 import io.dlion.testkit.chaos.FaultKind;
@@ -67,6 +68,11 @@ public final class ChaosCommand implements Callable<Integer> {
         + " (default: ${DEFAULT-VALUE})")
     double rejoinBoundSeconds = ChaosRun.Context.REJOIN_BOUND_MS_DEFAULT / 1000.0;
 
+    @Option(names = "--failover-margin-s", description = "what a failover (after a kill) or a resume (after a stop, loss, garbage, a"
+        + " stranger) may take beyond the round deadline (default: ${DEFAULT-VALUE}: 5 s of silence finds a dead slice server, plus a"
+        + " HELLO interval)")
+    double failoverMarginSeconds = ChaosChecker.FAILOVER_MARGIN_MS / 1000.0;
+
     /** @return the run's settings, checked. */
     ChaosRun.Context context() {
         if (!(minutes > 0)) {
@@ -78,7 +84,8 @@ public final class ChaosCommand implements Callable<Integer> {
             .warmUpMs(Math.round(warmUpSeconds * 1000)).quietEndMs(Math.round(quietEndSeconds * 1000)).kinds(kinds());
         final Path dir = out != null ? out : Path.of("runs", "chaos-" + seed);
         return new ChaosRun.Context().schedule(schedule).out(dir).epochs(e).trainLimit(trainLimit)
-            .rejoinBoundMs(Math.round(rejoinBoundSeconds * 1000)).replay(replay(e, dir)).conclude();
+            .rejoinBoundMs(Math.round(rejoinBoundSeconds * 1000)).failoverMarginMs(Math.round(failoverMarginSeconds * 1000))
+            .replay(replay(e, dir)).conclude();
     }
 
     private Set<FaultKind> kinds() {
@@ -99,8 +106,9 @@ public final class ChaosCommand implements Callable<Integer> {
 
     private String replay(final int e, final Path dir) {
         final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "./dlion chaos --workers %d --minutes %s --seed %d --epochs %d"
-            + " --min-voters %d --round-timeout-ms %d --mean-gap-s %s --warm-up-s %s --quiet-end-s %s --train-limit %d --rejoin-bound-s %s",
-            workers, minutes, seed, e, minVoters, roundTimeoutMs, meanGapSeconds, warmUpSeconds, quietEndSeconds, trainLimit, rejoinBoundSeconds));
+            + " --min-voters %d --round-timeout-ms %d --mean-gap-s %s --warm-up-s %s --quiet-end-s %s --train-limit %d --rejoin-bound-s %s"
+            + " --failover-margin-s %s", workers, minutes, seed, e, minVoters, roundTimeoutMs, meanGapSeconds, warmUpSeconds, quietEndSeconds,
+            trainLimit, rejoinBoundSeconds, failoverMarginSeconds));
         if (kinds != null) {
             sb.append(" --kinds ").append(String.join(",", kinds));
         }

@@ -59,19 +59,28 @@ public final class ChaosChecker {
         }
     }
 
-    /** Slice failover: 5 s of silence plus a HELLO interval, on top of the round deadline. */
+    /** Default margin of a failover: 5 s of silence plus a HELLO interval, on top of the round deadline. */
     public static final long FAILOVER_MARGIN_MS = 6_000;
 
     /**
      * The bounds recoveries are checked against.
      *
-     * @param roundDeadlineMs the slice servers' round deadline.
-     * @param rejoinMs        longest a restarted (or stopped) worker may take to apply a round again.
+     * @param roundDeadlineMs  the slice servers' round deadline.
+     * @param failoverMarginMs what a failover or a resume may take beyond the round deadline.
+     * @param rejoinMs         longest a restarted (or stopped) worker may take to apply a round again.
      */
-    public record Bounds(long roundDeadlineMs, long rejoinMs) {
-        /** @return the bound of failovers and resumes: the round deadline plus {@link #FAILOVER_MARGIN_MS}. */
+    public record Bounds(long roundDeadlineMs, long failoverMarginMs, long rejoinMs) {
+        /**
+         * @param roundDeadlineMs the slice servers' round deadline.
+         * @param rejoinMs        longest a restarted (or stopped) worker may take to apply a round again.
+         */
+        public Bounds(final long roundDeadlineMs, final long rejoinMs) {
+            this(roundDeadlineMs, FAILOVER_MARGIN_MS, rejoinMs);
+        }
+
+        /** @return the bound of failovers and resumes: the round deadline plus the margin. */
         public long failoverMs() {
-            return roundDeadlineMs + FAILOVER_MARGIN_MS;
+            return roundDeadlineMs + failoverMarginMs;
         }
     }
 

@@ -180,7 +180,7 @@ public final class ChaosRun {
             final Path h = historyOf(w);
             histories.put(w, Files.exists(h) ? Files.readAllLines(h, StandardCharsets.US_ASCII) : List.of());
         }
-        final ChaosChecker.Verdict verdict = new ChaosChecker(new ChaosChecker.Bounds(ctx.schedule.roundDeadlineMs(), ctx.rejoinBoundMs))
+        final ChaosChecker.Verdict verdict = new ChaosChecker(new ChaosChecker.Bounds(ctx.schedule.roundDeadlineMs(), ctx.failoverMarginMs, ctx.rejoinBoundMs))
             .check(histories, injected, exits, leftovers);
         writeHistory(histories);
         final StringBuilder sb = new StringBuilder(verdict.summary(String.format("Chaos run: seed %d, %d workers, %.1f min", ctx.schedule.seed(),
@@ -485,6 +485,7 @@ public final class ChaosRun {
         private double lossRate = 0.3;
         private int garbageRate = 500;
         private long rejoinBoundMs = REJOIN_BOUND_MS_DEFAULT;
+        private long failoverMarginMs = ChaosChecker.FAILOVER_MARGIN_MS;
         private long awaitTimeoutSeconds = 120;
         private long graceMinutes = 10;
         private String replay = "";
@@ -497,6 +498,7 @@ public final class ChaosRun {
             require(lossRate > 0 && lossRate < 1, "the burst's loss rate must be in (0, 1), got " + lossRate);
             require(garbageRate > 0, "the garbage rate must be > 0, got " + garbageRate);
             require(rejoinBoundMs > 0, "the rejoin bound must be > 0, got " + rejoinBoundMs);
+            require(failoverMarginMs >= 0, "the failover margin must be >= 0, got " + failoverMarginMs);
             require(Files.isDirectory(shmDir), "the Aeron directory root " + shmDir + " does not exist");
             return this;
         }
@@ -543,6 +545,12 @@ public final class ChaosRun {
         /** @param rejoinBoundMs longest a restarted or stopped worker may take to apply a round again. @return this */
         public Context rejoinBoundMs(final long rejoinBoundMs) {
             this.rejoinBoundMs = rejoinBoundMs;
+            return this;
+        }
+
+        /** @param failoverMarginMs what a failover or resume may take beyond the round deadline. @return this */
+        public Context failoverMarginMs(final long failoverMarginMs) {
+            this.failoverMarginMs = failoverMarginMs;
             return this;
         }
 
