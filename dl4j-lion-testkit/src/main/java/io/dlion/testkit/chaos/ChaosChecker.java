@@ -35,8 +35,8 @@ import java.util.TreeMap;
  * </ul>
  * A measure that is not within its bound starts instead at the SIGCONT of another worker's stop that began before the
  * round it waited for (or before the bound ran out) and had not ended at its start: nobody finishes a round while a slice's
- * server is stopped. A measure whose worker was killed by a later fault before it recovered is
- * <i>superseded</i>, and one that had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
+ * server is stopped. A measure whose worker was killed by a later fault before it recovered, or was
+ * still rejoining after an earlier kill (the kill's rejoin measure covers that time), is <i>superseded</i>, and one that had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
  */
 public final class ChaosChecker {
     /** What the checker proves. */
@@ -457,8 +457,16 @@ public final class ChaosChecker {
         final long until = next == null ? Long.MAX_VALUE : next.timeMs();
         if (worker >= 0) {
             for (final Injected o : faults) {
-                if (o != self && o.fault().kind().kills() && contains(o.fault().targets(), worker) && o.startWallMs() >= self.startWallMs()
-                    && o.startWallMs() < until) {
+                if (o == self || !o.fault().kind().kills() || !contains(o.fault().targets(), worker)) {
+                    continue;
+                }
+                // killed by a later fault before it recovered; or still rejoining after an earlier kill (the kill's rejoin
+                // measure covers that time)
+                final boolean later = o.startWallMs() >= self.startWallMs() && o.startWallMs() < until;
+                final HistoryEvent back = o.endWallMs() < 0 ? null : firstApplied(applied, o.endWallMs(), e -> e.worker() == worker);
+                final boolean rejoining = o.startWallMs() < self.startWallMs() && o.startWallMs() <= start
+                    && (back == null || back.timeMs() > start);
+                if (later || rejoining) {
                     return new Recovery(fault, measure, worker, -1, bound, "superseded");
                 }
             }

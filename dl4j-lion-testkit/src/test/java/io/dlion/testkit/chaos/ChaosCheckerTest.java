@@ -223,6 +223,35 @@ class ChaosCheckerTest {
     }
 
     @Test
+    void shouldNotBlameALossBurstForAWorkerStillRejoiningButStillBlameItForTheOthers() {
+        // worker 2's rejoin takes 21 s (its rounds from 60 on move by 20 s); a loss burst hits every worker while it rejoins
+        final Map<Integer, List<String>> h = clean();
+        final List<String> slow = new ArrayList<>();
+        for (final String l : h.get(2)) {
+            final HistoryEvent e = HistoryEvent.parse(l);
+            slow.add(e.timeMs() > T0 + 5_000 ? l.replace("t=" + e.timeMs(), "t=" + (e.timeMs() + 20_000)) : l);
+        }
+        h.put(2, slow);
+        final List<Injected> faults = new ArrayList<>(kill());
+        faults.add(new Injected(new Fault(1, 25_000, FaultKind.LOSS, new int[] {0, 1, 2}, 1_000), T0 + 6_000, T0 + 7_000));
+        final Verdict v = CHECKER.check(h, faults, exits(), List.of());
+        assertTrue(v.ok(), () -> v.summary("rejoining", faults, "-"));
+        assertEquals("superseded", v.recoveries().get(4).outcome(), v.recoveries().toString());
+        // the others stall 9 s after the same burst: that is the burst's
+        final Map<Integer, List<String>> stalled = clean();
+        for (final int w : new int[] {0, 1}) {
+            final List<String> late = new ArrayList<>();
+            for (final String l : stalled.get(w)) {
+                final HistoryEvent e = HistoryEvent.parse(l);
+                late.add(e.timeMs() > T0 + 6_000 ? l.replace("t=" + e.timeMs(), "t=" + (e.timeMs() + 9_000)) : l);
+            }
+            stalled.put(w, late);
+        }
+        final Verdict stall = CHECKER.check(stalled, faults, exits(), List.of());
+        assertEquals(2, stall.violations(Property.RECOVERED_IN_BOUND).size(), stall.violations(Property.RECOVERED_IN_BOUND).toString());
+    }
+
+    @Test
     void shouldFailWhenSomethingIsLeftBehind() {
         onlyBroken(CHECKER.check(clean(), kill(), exits(), List.of("/dev/shm/aeron-chaos-1-worker-2 (worker 2)")), Property.NOTHING_LEFT_BEHIND);
     }
