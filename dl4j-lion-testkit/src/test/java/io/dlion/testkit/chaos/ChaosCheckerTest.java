@@ -237,13 +237,13 @@ class ChaosCheckerTest {
         final Verdict v = CHECKER.check(h, faults, exits(), List.of());
         assertTrue(v.ok(), () -> v.summary("rejoining", faults, "-"));
         assertEquals("superseded", v.recoveries().get(4).outcome(), v.recoveries().toString());
-        // the others stall 9 s after the same burst: that is the burst's
+        // the others stall 10 s in the same burst: that is the burst's
         final Map<Integer, List<String>> stalled = clean();
         for (final int w : new int[] {0, 1}) {
             final List<String> late = new ArrayList<>();
             for (final String l : stalled.get(w)) {
                 final HistoryEvent e = HistoryEvent.parse(l);
-                late.add(e.timeMs() > T0 + 6_000 ? l.replace("t=" + e.timeMs(), "t=" + (e.timeMs() + 9_000)) : l);
+                late.add(e.timeMs() > T0 + 6_000 ? l.replace("t=" + e.timeMs(), "t=" + (e.timeMs() + 10_000)) : l);
             }
             stalled.put(w, late);
         }
