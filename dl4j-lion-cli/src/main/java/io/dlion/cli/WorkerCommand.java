@@ -200,8 +200,9 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
                 + " and a dead worker's slice moves to the next live rank");
         }
-        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
-            opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers,
+            s.isDense() ? "aeron-udp" : "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit,
+            awaitTimeoutSeconds, opts.out);
         if (history != null && s.isDense()) {
             throw new IllegalArgumentException("--history records D-Lion rounds: --sharing " + s.cliName() + " has none");
         }
