@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "dlion", mixinStandardHelpOptions = true, version = "dl4j-lion 0.1.0",
     description = "Distributed Lion for Deeplearning4j: training, the aggregation server, the media driver and fault tools.",
     subcommands = {Demo.class, TrainCommand.class, CompareCommand.class, WorkerCommand.class, ServerCommand.class, DriverCommand.class,
-        FaultCommand.class, ChaosCommand.class, GarbageCommand.class, SyntheticWorkerCommand.class, SweepCommand.class, SecretCommand.class, AttacksCommand.class})
+        FaultCommand.class, ChaosCommand.class, GarbageCommand.class, SyntheticWorkerCommand.class, SweepCommand.class, SecretCommand.class,
+        AttacksCommand.class})
 public final class DLionCli {
     private DLionCli() {
     }

@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * A measure that is not within its bound starts instead at the SIGCONT of another worker's stop that began before the
  * round it waited for (or before the bound ran out) and had not ended at its start: nobody finishes a round while a slice's
  * server is stopped. A measure whose worker was killed by a later fault before it recovered, or was
- * still rejoining after an earlier kill (the kill's rejoin measure covers that time), is <i>superseded</i>, and one that had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
+ * still rejoining after an earlier kill (the kill's rejoin measure covers that time), is <i>superseded</i>, and one that
+ * had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
  */
 public final class ChaosChecker {
     /** What the checker proves. */
