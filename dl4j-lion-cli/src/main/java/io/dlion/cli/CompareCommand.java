@@ -105,8 +105,8 @@ public final class CompareCommand implements Callable<Integer> {
                 : "inproc";
             final Path runOut = opts.out.resolve(e.getKey());
             // validates every run's options before the first one starts
-            final TrainConfig c = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, (String) p[0], sharing, (Integer) p[2], runTransport, opts.epochs, opts.batch,
-                (Double) p[3], (Double) p[4], opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, runOut);
+            final TrainConfig c = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, (String) p[0], sharing, (Integer) p[2], runTransport,
+                opts.epochs, opts.batch, (Double) p[3], (Double) p[4], opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, runOut);
             final List<String> args = new ArrayList<>(List.of("--dataset", opts.dataset, "--model", opts.model, "--optimizer", (String) p[0],
                 "--sharing", sharing.cliName(), "--workers", String.valueOf(p[2]), "--transport", runTransport, "--epochs", String.valueOf(opts.epochs),
                 "--batch", String.valueOf(opts.batch), "--lr", String.valueOf(p[3]), "--weight-decay", String.valueOf(p[4]), "--seed",

@@ -15,7 +15,8 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 /**
  * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
  * ({@code ./dlion worker --with-server}), or slice {@code r} in the worker of rank {@code r} of a sharded job
- * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link Payload}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
+ * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link Payload}). It runs on
+ * the worker's media driver, on its own thread, listening on the slice's vote and
  * control ports ({@link Topology}) on every address of the host ({@code 0.0.0.0}), so that the other workers reach it
  * exactly as they reach {@code ./dlion server} there.
  * <p>

@@ -64,7 +64,8 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
     int windowChunks;
 
-    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the"
+        + " missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
     long roundTimeoutMs;
 
     @Option(names = "--min-voters", defaultValue = "0", description = "Quorum: a round whose deadline passes with fewer votes is aborted"
@@ -135,12 +136,13 @@ public final class ServerCommand implements Callable<Integer> {
             final ServerCounters serverCounters = server.counters();
             final List<DLionMetrics.Source> probes = metrics == null ? List.of()
                 : List.of(metrics.server(shardIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
+            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
+                ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
                 AgentRunner.startOnThread(runner);
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout() + " votes=" + ctx.voteChannel()
-                    + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout()
+                    + " votes=" + ctx.voteChannel() + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
                     status = new Thread(() -> printStatus(server, runtime, System.out), "dlion-server-status");

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}), or with
- * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round: {@code round R voters V digest D millis T}. Any process can recompute
+ * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round:
+ * {@code round R voters V digest D millis T}. Any process can recompute
  * the votes of every worker from the seed, so a run over real processes can be checked bit for bit.
  */
 @Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")

@@ -1,6 +1,5 @@
 package io.dlion.cli;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import io.dlion.cli.train.Sharing;

@@ -12,7 +12,8 @@ final class TransportOptions {
     @Option(names = "--aeron-dir", description = "Use the standalone media driver in this directory (default: an embedded driver).")
     String aeronDir;
 
-    @Option(names = "--threading", defaultValue = "SHARED", description = "Threading mode of the embedded driver: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threading", defaultValue = "SHARED",
+        description = "Threading mode of the embedded driver: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ThreadingMode threading;
 
     @Option(names = "--udp", paramLabel = "HOST:VOTE_PORT:CONTROL_PORT",
@@ -42,10 +43,12 @@ final class TransportOptions {
     @Option(names = "--vote-stream", defaultValue = "" + Configuration.VOTE_STREAM_ID_DEFAULT, description = "Vote stream id (default: ${DEFAULT-VALUE}).")
     int voteStream;
 
-    @Option(names = "--result-stream", defaultValue = "" + Configuration.RESULT_STREAM_ID_DEFAULT, description = "Result stream id (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--result-stream", defaultValue = "" + Configuration.RESULT_STREAM_ID_DEFAULT,
+        description = "Result stream id (default: ${DEFAULT-VALUE}).")
     int resultStream;
 
-    @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT, description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT,
+        description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
     int chunkWords;
 
     @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes, owner-only permissions;"

@@ -322,6 +322,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
     }
 
+    @SuppressWarnings("try") // resources held for their close order: taken-over servers and probes before the runtime
     private int run(final TrainConfig config) throws Exception {
         final VoteRule voteRule = sharing() == Sharing.DLION_AVG ? VoteRule.AVERAGE : VoteRule.MAJORITY;
         final Recovery recovery = recovery().validate();

@@ -17,7 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.dlion.aeron.RejectReason;
-import io.dlion.testkit.GarbageFrames;
 
 /**
  * A D-Lion job of real processes over UDP loopback (one server, N workers, each with its own embedded media driver

@@ -18,7 +18,6 @@ import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
-import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;

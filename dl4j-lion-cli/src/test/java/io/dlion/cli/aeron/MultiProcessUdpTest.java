@@ -1,7 +1,6 @@
 package io.dlion.cli.aeron;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +14,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
@@ -148,14 +148,13 @@ class MultiProcessUdpTest {
 
     /** @return the command line of a vote-worker process of this job, without its topology and secret. */
     private static List<String> voteWorker(final int id, final int n, final long params, final int rounds) {
-        return new ArrayList<>(List.of(
-            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-Xmx256m", "-XX:TieredStopAtLevel=1",
+        final List<String> command = ChildProcess.java();
+        command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
             "-cp", System.getProperty("java.class.path"),
             DLionCli.class.getName(), "vote-worker",
             "--job", Integer.toString(JOB), "--worker-id", Integer.toString(id), "--workers", Integer.toString(n),
             "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED)));
+        return command;
     }
 
     private static List<String> naiveDigests(final int n, final long params, final int rounds, final VoteRule rule) {
@@ -217,7 +216,8 @@ class MultiProcessUdpTest {
             final List<String> digests = digests(process, n, output);
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
             assertEquals(0, process.exitValue(), output.toString());
-            assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds=" + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
+            assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds="
+                + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
         }
         assertEquals(rounds, server.counters().rounds().get());
         // with --frame-mac, an untagged vote or a HELLO without the flag would have been refused (and no round completed)

@@ -17,6 +17,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
@@ -77,14 +78,14 @@ class WorkerKillTest {
         final CountDownLatch up = new CountDownLatch(N);
         final List<CompletableFuture<List<String>>> outputs = new ArrayList<>();
         for (int i = 0; i < N; i++) {
-            final Process process = new ProcessBuilder(List.of(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+            final List<String> command = ChildProcess.java();
+            command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), DLionCli.class.getName(), "vote-worker",
                 "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(N),
                 "--params", Long.toString(PARAMS), "--rounds", Integer.toString(ROUNDS), "--seed", Long.toString(SEED),
                 "--round-pause-ms", "50", "--timeout-ms", "20000", "--connect-timeout-ms", "60000", "--secret-file", secret.getPath(),
-                "--udp", "127.0.0.1:" + votePort + ":" + controlPort)).redirectErrorStream(true).start();
+                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             processes.add(process);
             final String killAfter = i == N - 1 ? "round 4 " : null;
             outputs.add(CompletableFuture.supplyAsync(() -> lines(process, killAfter, up)));
