@@ -9,8 +9,6 @@ import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.server.Payload;
 import io.dlion.cli.train.RemoteTransport;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
  * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
@@ -24,11 +22,9 @@ import org.agrona.concurrent.BackoffIdleStrategy;
  * server stays up until the other workers have read the last result and left) → {@link #close()}.
  */
 final class InProcessServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(InProcessServer.class.getName());
     private final AeronRuntime runtime;
     private final boolean ownsRuntime;
     private final AggregationServer server;
-    private final AgentRunner runner;
 
     /**
      * The server of a training worker's slice (the star's in rank 0; slice r in rank r of a sharded job), on a runtime of
@@ -79,15 +75,9 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job, final boolean takenOver) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        AggregationServer created = null;
         try {
-            created = new AggregationServer(job.aeron(runtime.aeron()).payload(dense ? Payload.FP32 : Payload.SIGNS).slice(topology, slice));
-            this.server = created;
-            this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
-                null, created);
-            AgentRunner.startOnThread(runner);
+            this.server = AggregationServer.launch(job.aeron(runtime.aeron()).payload(dense ? Payload.FP32 : Payload.SIGNS).slice(topology, slice));
         } catch (final RuntimeException ex) {
-            CloseHelper.quietClose(created);
             if (ownsRuntime) {
                 CloseHelper.quietClose(runtime);
             }
@@ -131,7 +121,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.close(runner);
+        CloseHelper.close(server);
         ServerCommand.printLine(server.counters(), server.handOverCounts(), runtime.traffic(), System.out);
         if (ownsRuntime) {
             CloseHelper.close(runtime);

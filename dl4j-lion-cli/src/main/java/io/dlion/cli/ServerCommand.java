@@ -18,8 +18,6 @@ import io.dlion.monitor.DLionMetrics;
 import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,7 +29,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
 public final class ServerCommand implements Callable<Integer> {
-    private static final System.Logger LOG = System.getLogger(ServerCommand.class.getName());
 
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
     int job;
@@ -132,15 +129,12 @@ public final class ServerCommand implements Callable<Integer> {
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
-            final AggregationServer server = new AggregationServer(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
+            final AggregationServer server = AggregationServer.launch(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
             final ServerCounters serverCounters = server.counters();
             final List<DLionMetrics.Source> probes = metrics == null ? List.of()
                 : List.of(metrics.server(shardIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
-                ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
-                AgentRunner.startOnThread(runner);
                 System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout()
                     + " votes=" + ctx.voteChannel() + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
@@ -157,7 +151,7 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.closeAll(probes);
-                CloseHelper.close(runner);
+                CloseHelper.close(server);
                 printLine(serverCounters, server.handOverCounts(), runtime.traffic(), System.out);
             }
         } finally {

@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -17,6 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
@@ -27,8 +27,6 @@ import io.dlion.dist.JobRun;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
 import org.apache.spark.TaskKilledException;
@@ -137,7 +135,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
 
         final KillWatcher watcher = new KillWatcher(ctx);
         AeronRuntime aeron = null;
-        AgentRunner server = null;
+        AggregationServer server = null;
         AeronVoteExchange exchange = null;
         AeronHandOver handOver = null;
         DLionJob job = null;
@@ -154,7 +152,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final boolean sharded = Topology.SHARDED.equals(options.topology());
             int votePort = -1;
             if (worker == 0 || sharded) {
-                votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0) : freePortPair();
+                votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0)
+                    : Channels.freeUdpPorts(new InetSocketAddress(0).getAddress(), 2);
             }
             // every task learns every other's host, batches, checkpoints and slice server's ports
             final String mine = String.join(SEP, host, Integer.toString(batches.size()), join(checkpoints), Integer.toString(votePort));
@@ -166,7 +165,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (worker == 0 || sharded) {
                 server = startServer(aeron, topology, worker, workers, net.numParams(), chunkWords);
                 if (monitor != null) {
-                    monitor.server((AggregationServer) server.agent());
+                    monitor.server(server);
                 }
             }
             if (plan.roundsPerEpoch < 1) {
@@ -237,40 +236,16 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         return graph ? ModelSerializer.restoreComputationGraph(in, true) : ModelSerializer.restoreMultiLayerNetwork(in, true);
     }
 
-    private AgentRunner startServer(final AeronRuntime aeron, final Topology topology, final int slice, final int workers, final long params,
+    private AggregationServer startServer(final AeronRuntime aeron, final Topology topology, final int slice, final int workers, final long params,
         final int chunkWords) {
         // bound to every interface of the task's host; the workers reach it at the host Spark knows the executor by
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        return AggregationServer.launch(new AggregationServer.Context()
             .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
             .chunkWords(chunkWords).slice(topology, slice)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
-            .minVoters(options.minVoters()));           // 0: a majority; a late task is left out, a rejoining one not waited for
-        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
-            ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex), null, server);
-        AgentRunner.startOnThread(runner);
-        return runner;
-    }
-
-    /** @return a port p such that p and p + 1 were both free for UDP on this host a moment ago. */
-    private static int freePortPair() throws IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(0))) {
-                final int p = a.getLocalPort();
-                if (p < 65535 && isFree(p + 1)) {
-                    return p;
-                }
-            }
-        }
-        throw new IOException("no two consecutive free UDP ports found");
-    }
-
-    private static boolean isFree(final int port) {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(port))) {
-            return s.getLocalPort() == port;
-        } catch (final IOException busy) {
-            return false;
-        }
+            .minVoters(options.minVoters())            // 0: a majority; a late task is left out, a rejoining one not waited for
+            .errorHandler(ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex)));
     }
 
     /**

@@ -21,8 +21,6 @@ import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +41,7 @@ class MultiProcessUdpTest {
     private static final long SEED = 17;
 
     private AeronRuntime runtime;
-    private AgentRunner serverRunner;
+    private AggregationServer launched;
     private final List<Process> processes = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
 
@@ -52,7 +50,7 @@ class MultiProcessUdpTest {
         for (final Process process : processes) {
             process.destroyForcibly();
         }
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.closeAll(launched, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -195,13 +193,12 @@ class MultiProcessUdpTest {
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
             .secret(secretFile == null ? null : Frames.SECRET).frameMac(secretFile != null)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, n))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)));
-        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(serverRunner);
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)).errorHandler(serverError::set));
+        launched = server;
 
         for (int i = 0; i < n; i++) {
             final List<String> command = voteWorker(i, n, params, rounds);

@@ -24,8 +24,6 @@ import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -51,7 +49,7 @@ class WorkerKillTest {
     private static final long DEADLINE_MS = 500;
 
     private AeronRuntime runtime;
-    private AgentRunner serverRunner;
+    private AggregationServer launched;
     private final List<Process> processes = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
 
@@ -60,7 +58,7 @@ class WorkerKillTest {
         for (final Process process : processes) {
             process.destroyForcibly();
         }
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.closeAll(launched, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -91,13 +89,12 @@ class WorkerKillTest {
             outputs.add(CompletableFuture.supplyAsync(() -> lines(process, killAfter, up)));
         }
         assertTrue(up.await(60, TimeUnit.SECONDS), "every worker started");
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).minVoters(2)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS)).secret(Frames.SECRET)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
-        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(serverRunner);
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)).errorHandler(serverError::set));
+        launched = server;
         final List<String> victim = outputs.get(N - 1).get(60, TimeUnit.SECONDS);
         final long killedAtNs = System.nanoTime();
         assertTrue(victim.get(victim.size() - 1).startsWith("round 4 "), String.join("\n", victim));
