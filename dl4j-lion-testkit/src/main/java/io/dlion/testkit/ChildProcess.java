@@ -93,6 +93,20 @@ public final class ChildProcess {
      */
     public static ChildProcess start(final String name, final String mainClass, final List<String> args, final String heap, final Path log)
         throws IOException {
+        return start(name, System.getProperty("java.class.path"), mainClass, args, heap, log);
+    }
+
+    /**
+     * @param name      for logs and messages.
+     * @param classPath the child's class path (e.g. this one without a module's classes).
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @param heap      the child's -Xmx, e.g. "2g".
+     * @param log       file the child's output (stdout and stderr) is written to.
+     * @return the running child.
+     */
+    public static ChildProcess start(final String name, final String classPath, final String mainClass, final List<String> args,
+        final String heap, final Path log) throws IOException {
         final List<String> command = java();
         for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (flag.startsWith("-Dorg.bytedeco") || flag.startsWith("-Djava.io.tmpdir")) {
@@ -101,7 +115,7 @@ public final class ChildProcess {
         }
         command.add("-Xmx" + heap);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
         return new ChildProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), log);
