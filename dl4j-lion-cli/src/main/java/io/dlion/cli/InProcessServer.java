@@ -40,22 +40,6 @@ final class InProcessServer implements AutoCloseable {
         this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, job(s, roundTimeoutMs, minVoters), false);
     }
 
-    /**
-     * The server of a dead rank's slice, which this worker takes over ({@link io.dlion.aeron.SliceOwners}), on the
-     * runtime of this worker's own slice server.
-     *
-     * @param s              the worker's settings.
-     * @param own            this worker's own slice server.
-     * @param slice          the slice taken over.
-     * @param roundTimeoutMs the round deadline.
-     * @param minVoters      the quorum, 0 for a majority.
-     * @return the running server.
-     */
-    static InProcessServer takeOver(final RemoteTransport.Settings s, final InProcessServer own, final int slice, final long roundTimeoutMs,
-        final int minVoters) {
-        return new InProcessServer(own.runtime, false, s.topology(), slice, false, job(s, roundTimeoutMs, minVoters), true);
-    }
-
     private static AggregationServer.Context job(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
         return new AggregationServer.Context().jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule())
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(s.secret()).frameMac(s.frameMac());
@@ -83,12 +67,22 @@ final class InProcessServer implements AutoCloseable {
             }
             throw ex;
         }
-        System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
+        System.out.println(describe(server, topology, takenOver));
+    }
+
+    /**
+     * @param server    a server this worker runs.
+     * @param topology  who serves which slice.
+     * @param takenOver true for a dead rank's slice.
+     * @return the line a worker prints when it starts serving: the slice, its parameters and its channels.
+     */
+    static String describe(final AggregationServer server, final Topology topology, final boolean takenOver) {
+        final AggregationServer.Context job = server.context();
+        final int slice = job.shard();
+        return (topology.slices() == 1 ? "worker 0 hosts the aggregation server"
             : (takenOver ? "this worker takes over slice " : "worker " + slice + " serves slice ") + slice + " of " + topology.slices()
-                + " (" + topology.name() + "), parameters ["
-                + job.fromParam() + ", " + job.toParam() + ")")
-            + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="
-            + server.context().resultChannel());
+                + " (" + topology.name() + "), parameters [" + job.fromParam() + ", " + job.toParam() + ")")
+            + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + job.voteChannel() + " results=" + job.resultChannel();
     }
 
     /** @return the server, for its counters and membership. */

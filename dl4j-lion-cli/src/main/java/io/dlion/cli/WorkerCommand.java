@@ -3,7 +3,6 @@ package io.dlion.cli;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -11,8 +10,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Monitor;
 import io.dlion.cli.train.Recovery;
@@ -26,7 +25,6 @@ import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
 import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -322,7 +320,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
     }
 
-    @SuppressWarnings("try") // resources held for their close order: taken-over servers and probes before the runtime
+    @SuppressWarnings("try") // the probes are held for their close order: before the server they read
     private int run(final TrainConfig config) throws Exception {
         final VoteRule voteRule = sharing() == Sharing.DLION_AVG ? VoteRule.AVERAGE : VoteRule.MAJORITY;
         final Recovery recovery = recovery().validate();
@@ -344,32 +342,23 @@ public final class WorkerCommand implements Callable<Integer> {
         final boolean dense = sharing().isDense();
         final long roundTimeout = roundTimeoutMs == null ? 30_000 : roundTimeoutMs;
         final int quorum = minVoters == null ? 0 : minVoters;
-        if (sharded() && rejoin && !dense) {
-            // a restarted rank serves nothing (its slice moved when it died): it finds every slice's server along the ring
-            final SliceOwners owners = new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS, slice -> { }).joining();
-            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, owners), recovery);
+        if (sharded() && !dense) {
+            // the library serves: this rank's slice (none after a restart: it moved when the rank died), the slice of a dead
+            // rank the failover rule moves here, and the servers stay up at the end until the others have read the results
+            final SliceServers.Context serving = new SliceServers.Context().roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeout))
+                .minVoters(quorum).lingerNs(TimeUnit.SECONDS.toNanos(awaitTimeoutSeconds))
+                .listener(new ServedSlices(topology, config.monitor, System.out));
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, serving), recovery);
         } else if ((withServer && workerId == 0) || sharded()) {
-            final List<InProcessServer> takenOver = new ArrayList<>();
             try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0, roundTimeout, quorum, dense);
-                 AutoCloseable closeTakenOver = () -> CloseHelper.closeAll(takenOver); // before the runtime they share
                  Monitor.Probes probes = config.monitor.probes()) {
                 config.monitor.server(sharded() ? workerId : 0, ServerProbe.Readings.of(hosted.server()));
                 if (dense) {
                     trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
                 } else {
-                    // in a sharded job a dead rank's slice moves to the next live rank, which serves it here
-                    final SliceOwners owners = !sharded() ? null : new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS,
-                        slice -> {
-                            final InProcessServer server = InProcessServer.takeOver(settings, hosted, slice, roundTimeout, quorum);
-                            takenOver.add(server);
-                            config.monitor.server(slice, ServerProbe.Readings.of(server.server())); // its slice's metrics too
-                        });
-                    trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime(), owners), recovery);
+                    trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime()), recovery);
                 }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
-                for (final InProcessServer server : takenOver) {
-                    server.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
-                }
             }
         } else if (dense) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, null));

@@ -82,6 +82,7 @@ public final class SliceServers implements AutoCloseable {
             .aeron(ctx.aeron).jobId(ctx.jobId()).workers(ctx.workers()).paramCount(ctx.paramCount()).rule(ctx.rule())
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
             .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters)
+            .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
             .slice(ctx.topology, slice);
         if (ctx.errorHandler != null) {
             server.errorHandler(ctx.errorHandler);
