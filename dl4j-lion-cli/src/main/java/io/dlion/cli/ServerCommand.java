@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Configuration;
 import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
@@ -45,12 +46,14 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--params", required = true, description = "Parameter count of the whole vector.")
     long params;
 
-    @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
-    String rule;
+    @Option(names = "--rule", defaultValue = "majority", converter = OptionTypes.Rule.class,
+        description = "majority (mavo) or average (avg) (default: ${DEFAULT-VALUE}).")
+    VoteRule rule;
 
-    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion (sign votes, --rule) or dense (the dense data-parallel baseline:"
-        + " fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw) (default: ${DEFAULT-VALUE}).")
-    String sharing;
+    @Option(names = "--sharing", defaultValue = "dlion", converter = OptionTypes.PayloadName.class, description = "dlion (sign votes,"
+        + " --rule) or dense (the dense data-parallel baseline: fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw)"
+        + " (default: dlion).")
+    Payload sharing;
 
     @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
     String shard;
@@ -61,7 +64,8 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
     int windowChunks;
 
-    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the"
+    @Option(names = "--round-timeout-ms", defaultValue = "" + Configuration.ROUND_TIMEOUT_MS_DEFAULT,
+        description = "Round deadline: after this long without progress, drop the"
         + " missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
     long roundTimeoutMs;
 
@@ -117,13 +121,13 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }, "dlion-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        final boolean dense = parseDense(sharing);
+        final boolean dense = sharing == Payload.FP32;
         if (dense && frameMac) {
             throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
         }
         try (DLionMetrics metrics = MonitorOptions.metrics(metricsPort); AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
-                .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
+                .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(rule)
                 .shard(shardIndex).paramRange(from, to)
                 .voteChannel(transport.voteChannel(workers)).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
@@ -158,30 +162,6 @@ public final class ServerCommand implements Callable<Integer> {
             closed.countDown();
         }
         return 0;
-    }
-
-    static boolean parseDense(final String sharing) {
-        switch (sharing.toLowerCase(java.util.Locale.ROOT)) {
-            case "dlion":
-                return false;
-            case "dense":
-                return true;
-            default:
-                throw new IllegalArgumentException("--sharing must be dlion or dense, got " + sharing);
-        }
-    }
-
-    static VoteRule parseRule(final String rule) {
-        switch (rule.toLowerCase(java.util.Locale.ROOT)) {
-            case "majority":
-            case "mavo":
-                return VoteRule.MAJORITY;
-            case "average":
-            case "avg":
-                return VoteRule.AVERAGE;
-            default:
-                throw new IllegalArgumentException("--rule must be majority or average, got " + rule);
-        }
     }
 
     private void printStatus(final AggregationServer server, final AeronRuntime runtime, final PrintStream out) {

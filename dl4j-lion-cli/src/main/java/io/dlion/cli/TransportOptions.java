@@ -20,8 +20,9 @@ final class TransportOptions {
         description = "UDP: votes to HOST:VOTE_PORT by unicast, results by MDC with control HOST:CONTROL_PORT (default: IPC).")
     String udp;
 
-    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--udp); sharded: every worker"
-        + " serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--topology", defaultValue = Topology.STAR, converter = OptionTypes.TopologyName.class, description = "star: one"
+        + " aggregation server (--udp); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of"
+        + " --hosts (default: ${DEFAULT-VALUE}).")
     String topology;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "With --topology sharded: every worker's address, by rank.")
