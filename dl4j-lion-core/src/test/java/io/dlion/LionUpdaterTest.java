@@ -1,6 +1,5 @@
 package io.dlion;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -25,6 +24,7 @@ import org.nd4j.linalg.schedule.StepSchedule;
 
 class LionUpdaterTest {
 
+    @SuppressWarnings("deprecation") // DataType.HALF: the half-precision type DL4J's networks are configured with
     enum Type {
         FLOAT(DataType.FLOAT, 1e-6), DOUBLE(DataType.DOUBLE, 1e-13), HALF(DataType.HALF, 2e-3);
         final DataType dataType;

@@ -49,7 +49,8 @@ public final class LionVsAdam {
             .defaultNoWorkspace()
             .with(ArrayType.UPDATER_WORKING_MEM, WS_ALL_LAYERS_ACT, WS_ALL_LAYERS_ACT_CONFIG)
             .build();
-        System.out.println("| params | Lion step (median ms) | Adam step (median ms) | Lion / Adam (median of per-step ratios) | copy (median ms) | Lion state | Adam state |");
+        System.out.println("| params | Lion step (median ms) | Adam step (median ms) | Lion / Adam (median of per-step ratios)"
+            + " | copy (median ms) | Lion state | Adam state |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (final long n : sizes) {
             Nd4j.getRandom().setSeed(1);

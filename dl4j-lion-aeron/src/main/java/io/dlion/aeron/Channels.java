@@ -1,6 +1,12 @@
 package io.dlion.aeron;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Publication;
@@ -202,5 +208,46 @@ public final class Channels {
      */
     public static String udpResultsSubscription(final String localHost, final int streams, final long tag) {
         return udpResultsSubscription(localHost, streams) + "|tags=" + tag;
+    }
+
+    /**
+     * @return a UDP port on 127.0.0.1 that was free a moment ago (the kernel's choice), for a job on one host.
+     * @throws UncheckedIOException when no socket can be bound.
+     */
+    public static int freeUdpPort() {
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            return socket.getLocalPort();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Consecutive free UDP ports: a slice's vote and control ports ({@link Topology}: two per slice, from a base port).
+     *
+     * @param address the address the ports must be free on ({@code 0.0.0.0} for every address of the host).
+     * @param count   how many consecutive ports.
+     * @return the first of {@code count} consecutive ports in [20000, 60000) that were all free a moment ago.
+     * @throws IllegalStateException when 100 tries found none.
+     */
+    public static int freeUdpPorts(final InetAddress address, final int count) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            final int base = 20_000 + ThreadLocalRandom.current().nextInt(40_000 - count);
+            if (allFree(address, base, count)) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no " + count + " consecutive free UDP ports found on " + address);
+    }
+
+    private static boolean allFree(final InetAddress address, final int base, final int count) {
+        for (int port = base; port < base + count; port++) {
+            try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(address, port))) {
+                socket.getLocalPort();
+            } catch (final IOException taken) {
+                return false;
+            }
+        }
+        return true;
     }
 }

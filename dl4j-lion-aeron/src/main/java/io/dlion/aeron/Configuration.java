@@ -51,6 +51,12 @@ public final class Configuration {
     public static final String ROUND_TIMEOUT_MS_PROP_NAME = "dlion.aeron.round.timeout.ms";
     public static final long ROUND_TIMEOUT_MS_DEFAULT = 30_000;
 
+    /**
+     * How long a worker that serves slices keeps its servers up after its own last round, in seconds, while another
+     * worker is still connected to their results (reading the last result or its retransmissions).
+     */
+    public static final long LINGER_S_DEFAULT = 600;
+
     /** How far a HELLO's timestamp may be from the server's clock, in milliseconds. */
     public static final String HELLO_MAX_SKEW_MS_PROP_NAME = "dlion.aeron.hello.max.skew.ms";
     public static final long HELLO_MAX_SKEW_MS_DEFAULT = 60_000;

@@ -1,10 +1,5 @@
 package io.dlion.aeron;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,18 +12,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import io.aeron.Aeron;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.AggregationServers;
 import io.dlion.aeron.server.ServerCounters;
 import io.dlion.exchange.VoteExchange;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.CompositeAgent;
 
 /**
  * A whole Distributed Lion job in one JVM over a real Aeron media driver, for examples, demos and tests: the
  * media driver (embedded by default), the aggregation server(s) of {@link Context#shards(int) S} shards on one
- * {@link AgentRunner} thread, and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
+ * agent thread ({@link AggregationServers}), and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
  * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here). The {@link Context#topology(String) topology}
  * is {@link Topology}'s: the star (S servers, one by default) or sharded (one slice server per worker, S = N, with
  * {@link Topology#chunkWords(long, int, int)}'s chunk size); slices are {@link Topology#sliceBounds}'s. Every stream
@@ -62,20 +54,20 @@ public final class LocalAeronJob implements AutoCloseable {
     private final Context ctx;
     private final AeronRuntime runtime;
     private final List<AggregationServer> servers;
-    private final AgentRunner serverRunner;
+    private final AggregationServers serverThread;
     private final List<ShardEndpoint> shards;
     private final AtomicReferenceArray<AeronVoteExchange> exchanges;
     private final AtomicIntegerArray claimed;
     private final AtomicReference<Throwable> serverError;
     private volatile boolean closed;
 
-    private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final List<AggregationServer> servers, final AgentRunner serverRunner,
+    private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final AggregationServers serverThread,
         final List<ShardEndpoint> shards, final AtomicReference<Throwable> serverError) {
         this.serverError = serverError;
         this.ctx = ctx;
         this.runtime = runtime;
-        this.servers = servers;
-        this.serverRunner = serverRunner;
+        this.servers = serverThread.servers();
+        this.serverThread = serverThread;
         this.shards = shards;
         this.exchanges = new AtomicReferenceArray<>(ctx.workers);
         this.claimed = new AtomicIntegerArray(ctx.workers);
@@ -90,14 +82,14 @@ public final class LocalAeronJob implements AutoCloseable {
     public static LocalAeronJob launch(final Context ctx) {
         ctx.conclude();
         AeronRuntime runtime = null;
-        final List<AggregationServer> servers = new ArrayList<>();
-        AgentRunner runner = null;
         try {
             runtime = AeronRuntime.launch(new AeronRuntime.Context()
                 .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
+            final List<AggregationServer.Context> contexts = new ArrayList<>();
             final List<ShardEndpoint> endpoints = new ArrayList<>();
             final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.shards, ctx.chunkWords);
             final int streams = Topology.linkStreams(ctx.topology, ctx.workers);
+            final AtomicReference<Throwable> error = new AtomicReference<>();
             for (int s = 0; s < ctx.shards; s++) {
                 final int voteStream = ctx.streamIdBase + 2 * s;
                 final int resultStream = voteStream + 1;
@@ -109,36 +101,26 @@ public final class LocalAeronJob implements AutoCloseable {
                     serverResults = serverVotes;
                     workerResults = serverVotes;
                 } else {
-                    final int votePort = freeUdpPort();
-                    final int controlPort = freeUdpPort();
+                    final int votePort = Channels.freeUdpPort();
+                    final int controlPort = Channels.freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
                     serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
                     workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
                 }
                 final long to = bounds[s + 1];
-                servers.add(new AggregationServer(new AggregationServer.Context()
+                contexts.add(new AggregationServer.Context()
                     .aeron(runtime.aeron()).jobId(ctx.jobId).workers(ctx.workers).paramCount(ctx.paramCount).rule(ctx.rule)
                     .shard(s).paramRange(bounds[s], to)
                     .voteChannel(serverVotes).voteStreamId(voteStream)
                     .resultChannel(serverResults).resultStreamId(resultStream).handOverStreamId(ctx.handOverStreamId() + 2 * s)
                     .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
-                    .minVoters(ctx.minVoters).secret(ctx.secret()).frameMac(ctx.frameMac())));
+                    .minVoters(ctx.minVoters).secret(ctx.secret()).frameMac(ctx.frameMac())
+                    .errorHandler(ex -> error.compareAndSet(null, ex)));
                 endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
                     resultStream));
             }
-            final Agent agent = servers.size() == 1 ? servers.get(0) : new CompositeAgent(new ArrayList<Agent>(servers));
-            final AtomicReference<Throwable> error = new AtomicReference<>();
-            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, agent);
-            final LocalAeronJob job = new LocalAeronJob(ctx, runtime, Collections.unmodifiableList(servers), runner,
-                Collections.unmodifiableList(endpoints), error);
-            AgentRunner.startOnThread(runner);
-            return job;
+            return new LocalAeronJob(ctx, runtime, AggregationServers.launch(contexts), Collections.unmodifiableList(endpoints), error);
         } catch (final RuntimeException ex) {
-            if (runner != null) {
-                CloseHelper.quietClose(runner);
-            } else {
-                CloseHelper.quietCloseAll(servers);
-            }
             CloseHelper.quietClose(runtime);
             throw ex;
         }
@@ -285,21 +267,13 @@ public final class LocalAeronJob implements AutoCloseable {
             toClose.add(exchanges.getAndSet(i, null));
         }
         CloseHelper.closeAll(toClose);
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.closeAll(serverThread, runtime);
     }
 
     private void checkServer() {
         final Throwable error = serverError.get();
         if (error != null) {
             throw new IllegalStateException("aggregation server failed", error);
-        }
-    }
-
-    private static int freeUdpPort() {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            return socket.getLocalPort();
-        } catch (final IOException ex) {
-            throw new UncheckedIOException(ex);
         }
     }
 

@@ -39,7 +39,7 @@ class StaleDriverDirectoryTest {
     @Test
     void shouldRemoveTheDirectoryOfAKilledProcessOnTheNextStart() throws Exception {
         final Process worker = new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath(),
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Worker.class.getName())
+            "@" + System.getProperty("dlion.jvmArgfile"), "-cp", System.getProperty("java.class.path"), Worker.class.getName())
             .redirectErrorStream(true).start();
         final String dir;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8))) {

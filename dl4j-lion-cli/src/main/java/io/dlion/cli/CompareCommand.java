@@ -42,8 +42,9 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--workers", description = "workers of the distributed runs (default: ${DEFAULT-VALUE})")
     int workers = 4;
 
-    @Option(names = "--transport", description = "D-Lion transport: inproc, aeron-ipc or aeron-udp (default: ${DEFAULT-VALUE})")
-    String transport = "inproc";
+    @Option(names = "--transport", converter = OptionTypes.TransportName.class, description = "D-Lion transport: inproc, aeron-ipc or"
+        + " aeron-udp (default: inproc)")
+    TrainConfig.Transport transport = TrainConfig.Transport.INPROC;
 
     @Option(names = "--lr-lion", description = "Lion learning rate (default: ${DEFAULT-VALUE})")
     double lrLion = 3e-4;
@@ -68,7 +69,8 @@ public final class CompareCommand implements Callable<Integer> {
         + " processes in network namespaces, every link shaped to RATE (e.g. 100mbit, 1gbit) by scripts/netlab.sh (needs root)")
     String netlab;
 
-    @Option(names = "--topology", defaultValue = Topology.SHARDED, description = "with --netlab: sharded (every worker serves a slice, for"
+    @Option(names = "--topology", defaultValue = Topology.SHARDED, converter = OptionTypes.TopologyName.class,
+        description = "with --netlab: sharded (every worker serves a slice, for"
         + " D-Lion and the dense baselines alike: the bandwidth-optimal reduce-scatter and all-gather) or star (one server process)"
         + " (default: ${DEFAULT-VALUE})")
     String topology;
@@ -101,12 +103,13 @@ public final class CompareCommand implements Callable<Integer> {
             final Object[] p = e.getValue();
             final Sharing sharing = (Sharing) p[1];
             // dense runs need Aeron: over in-process D-Lion they go over IPC
-            final String runTransport = sharing.isDLion() ? transport : sharing.isDense() ? ("inproc".equals(transport) ? "aeron-ipc" : transport)
+            final String runTransport = sharing.isDLion() ? transport.cliName() : sharing.isDense()
+                ? (transport == TrainConfig.Transport.INPROC ? "aeron-ipc" : transport.cliName())
                 : "inproc";
             final Path runOut = opts.out.resolve(e.getKey());
             // validates every run's options before the first one starts
-            final TrainConfig c = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, (String) p[0], sharing, (Integer) p[2], runTransport, opts.epochs, opts.batch,
-                (Double) p[3], (Double) p[4], opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, runOut);
+            final TrainConfig c = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, (String) p[0], sharing, (Integer) p[2], runTransport,
+                opts.epochs, opts.batch, (Double) p[3], (Double) p[4], opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, runOut);
             final List<String> args = new ArrayList<>(List.of("--dataset", opts.dataset, "--model", opts.model, "--optimizer", (String) p[0],
                 "--sharing", sharing.cliName(), "--workers", String.valueOf(p[2]), "--transport", runTransport, "--epochs", String.valueOf(opts.epochs),
                 "--batch", String.valueOf(opts.batch), "--lr", String.valueOf(p[3]), "--weight-decay", String.valueOf(p[4]), "--seed",
@@ -174,7 +177,7 @@ public final class CompareCommand implements Callable<Integer> {
             workerArgs.addAll(List.of("--data-dir", opts.dataDir.toAbsolutePath().toString()));
         }
         final Path out = opts.out.toAbsolutePath();
-        final NetlabComparison.Settings settings = new NetlabComparison.Settings(script, netlab, workers, Topology.checkName(topology), params,
+        final NetlabComparison.Settings settings = new NetlabComparison.Settings(script, netlab, workers, topology, params,
             workerArgs, targetAccuracy,
             (epochTimeout + 120) * (long) opts.epochs, out);
         final List<NetlabComparison.Result> results = NetlabComparison.run(settings, methods);
@@ -197,7 +200,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         args.addAll(List.of("--dataset " + opts.dataset, "--model " + opts.model, "--workers " + workers));
         if (netlab == null) {
-            args.add("--transport " + transport);
+            args.add("--transport " + transport.cliName());
         }
         args.addAll(List.of("--epochs " + opts.epochs, "--batch " + opts.batch, "--seed " + opts.seed, "--lr-lion " + fmt(lrLion),
             "--lr-adamw " + fmt(lrAdamW)));

@@ -28,8 +28,9 @@ final class Demo implements Callable<Integer> {
     @Option(names = "--workers", description = "workers (default: ${DEFAULT-VALUE})")
     int workers = 4;
 
-    @Option(names = "--transport", description = "aeron-ipc, aeron-udp or inproc (default: ${DEFAULT-VALUE})")
-    String transport = "aeron-ipc";
+    @Option(names = "--transport", converter = OptionTypes.TransportName.class, description = "aeron-ipc, aeron-udp or inproc (default:"
+        + " aeron-ipc)")
+    TrainConfig.Transport transport = TrainConfig.Transport.AERON_IPC;
 
     @Option(names = "--epochs", description = "epochs (default: ${DEFAULT-VALUE})")
     int epochs = 2;
@@ -39,9 +40,9 @@ final class Demo implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final TrainConfig config = TrainConfigs.of("fashion-mnist", dataDir, "mlp", "lion", Sharing.DLION_MAVO, workers, transport, epochs, 128,
+        final TrainConfig config = TrainConfigs.of("fashion-mnist", dataDir, "mlp", "lion", Sharing.DLION_MAVO, workers, transport.cliName(), epochs, 128,
             1e-3, 0, 42, 0, 0, 1800, out);
-        System.out.printf("D-Lion demo: %d workers, 1-bit sign votes over %s, majority vote, Fashion-MNIST MLP, %d epochs%n", workers, transport,
+        System.out.printf("D-Lion demo: %d workers, 1-bit sign votes over %s, majority vote, Fashion-MNIST MLP, %d epochs%n", workers, transport.cliName(),
             epochs);
         final List<EpochMetrics> metrics = new Trainer(config, System.out).run();
         final EpochMetrics last = metrics.get(metrics.size() - 1);

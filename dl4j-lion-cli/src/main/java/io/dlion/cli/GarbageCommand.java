@@ -10,7 +10,6 @@ import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.testkit.Frames;
 import io.dlion.testkit.GarbageFrames;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.CountersReader;

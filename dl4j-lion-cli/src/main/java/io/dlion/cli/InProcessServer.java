@@ -9,13 +9,12 @@ import io.dlion.aeron.server.ServerCounters;
 import io.dlion.aeron.server.Payload;
 import io.dlion.cli.train.RemoteTransport;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
  * The aggregation server of one slice that a worker runs in its own process: the star's one server in the worker of rank 0
  * ({@code ./dlion worker --with-server}), or slice {@code r} in the worker of rank {@code r} of a sharded job
- * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link Payload}). It runs on the worker's media driver, on its own thread, listening on the slice's vote and
+ * ({@code --topology sharded}), of sign votes or, for the dense baseline, of fp32 gradients ({@link Payload}). It runs on
+ * the worker's media driver, on its own thread, listening on the slice's vote and
  * control ports ({@link Topology}) on every address of the host ({@code 0.0.0.0}), so that the other workers reach it
  * exactly as they reach {@code ./dlion server} there.
  * <p>
@@ -23,11 +22,9 @@ import org.agrona.concurrent.BackoffIdleStrategy;
  * server stays up until the other workers have read the last result and left) → {@link #close()}.
  */
 final class InProcessServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(InProcessServer.class.getName());
     private final AeronRuntime runtime;
     private final boolean ownsRuntime;
     private final AggregationServer server;
-    private final AgentRunner runner;
 
     /**
      * The server of a training worker's slice (the star's in rank 0; slice r in rank r of a sharded job), on a runtime of
@@ -41,22 +38,6 @@ final class InProcessServer implements AutoCloseable {
      */
     InProcessServer(final RemoteTransport.Settings s, final int slice, final long roundTimeoutMs, final int minVoters, final boolean dense) {
         this(RemoteTransport.runtime(s), true, s.topology(), slice, dense, job(s, roundTimeoutMs, minVoters), false);
-    }
-
-    /**
-     * The server of a dead rank's slice, which this worker takes over ({@link io.dlion.aeron.SliceOwners}), on the
-     * runtime of this worker's own slice server.
-     *
-     * @param s              the worker's settings.
-     * @param own            this worker's own slice server.
-     * @param slice          the slice taken over.
-     * @param roundTimeoutMs the round deadline.
-     * @param minVoters      the quorum, 0 for a majority.
-     * @return the running server.
-     */
-    static InProcessServer takeOver(final RemoteTransport.Settings s, final InProcessServer own, final int slice, final long roundTimeoutMs,
-        final int minVoters) {
-        return new InProcessServer(own.runtime, false, s.topology(), slice, false, job(s, roundTimeoutMs, minVoters), true);
     }
 
     private static AggregationServer.Context job(final RemoteTransport.Settings s, final long roundTimeoutMs, final int minVoters) {
@@ -78,26 +59,30 @@ final class InProcessServer implements AutoCloseable {
         final AggregationServer.Context job, final boolean takenOver) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        AggregationServer created = null;
         try {
-            created = new AggregationServer(job.aeron(runtime.aeron()).payload(dense ? Payload.FP32 : Payload.SIGNS).slice(topology, slice));
-            this.server = created;
-            this.runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex),
-                null, created);
-            AgentRunner.startOnThread(runner);
+            this.server = AggregationServer.launch(job.aeron(runtime.aeron()).payload(dense ? Payload.FP32 : Payload.SIGNS).slice(topology, slice));
         } catch (final RuntimeException ex) {
-            CloseHelper.quietClose(created);
             if (ownsRuntime) {
                 CloseHelper.quietClose(runtime);
             }
             throw ex;
         }
-        System.out.println((topology.slices() == 1 ? "worker 0 hosts the aggregation server"
+        System.out.println(describe(server, topology, takenOver));
+    }
+
+    /**
+     * @param server    a server this worker runs.
+     * @param topology  who serves which slice.
+     * @param takenOver true for a dead rank's slice.
+     * @return the line a worker prints when it starts serving: the slice, its parameters and its channels.
+     */
+    static String describe(final AggregationServer server, final Topology topology, final boolean takenOver) {
+        final AggregationServer.Context job = server.context();
+        final int slice = job.shard();
+        return (topology.slices() == 1 ? "worker 0 hosts the aggregation server"
             : (takenOver ? "this worker takes over slice " : "worker " + slice + " serves slice ") + slice + " of " + topology.slices()
-                + " (" + topology.name() + "), parameters ["
-                + job.fromParam() + ", " + job.toParam() + ")")
-            + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + server.context().voteChannel() + " results="
-            + server.context().resultChannel());
+                + " (" + topology.name() + "), parameters [" + job.fromParam() + ", " + job.toParam() + ")")
+            + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + job.voteChannel() + " results=" + job.resultChannel();
     }
 
     /** @return the server, for its counters and membership. */
@@ -130,7 +115,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.close(runner);
+        CloseHelper.close(server);
         ServerCommand.printLine(server.counters(), server.handOverCounts(), runtime.traffic(), System.out);
         if (ownsRuntime) {
             CloseHelper.close(runtime);

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Configuration;
 import io.dlion.aeron.DriverTraffic;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.server.AggregationServer;
@@ -18,8 +19,6 @@ import io.dlion.monitor.DLionMetrics;
 import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,7 +30,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
 public final class ServerCommand implements Callable<Integer> {
-    private static final System.Logger LOG = System.getLogger(ServerCommand.class.getName());
 
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
     int job;
@@ -48,12 +46,14 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--params", required = true, description = "Parameter count of the whole vector.")
     long params;
 
-    @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
-    String rule;
+    @Option(names = "--rule", defaultValue = "majority", converter = OptionTypes.Rule.class,
+        description = "majority (mavo) or average (avg) (default: ${DEFAULT-VALUE}).")
+    VoteRule rule;
 
-    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion (sign votes, --rule) or dense (the dense data-parallel baseline:"
-        + " fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw) (default: ${DEFAULT-VALUE}).")
-    String sharing;
+    @Option(names = "--sharing", defaultValue = "dlion", converter = OptionTypes.PayloadName.class, description = "dlion (sign votes,"
+        + " --rule) or dense (the dense data-parallel baseline: fp32 gradients averaged, for workers with --sharing dense-lion or dense-adamw)"
+        + " (default: dlion).")
+    Payload sharing;
 
     @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
     String shard;
@@ -64,7 +64,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
     int windowChunks;
 
-    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "Round deadline: after this long without progress, drop the missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--round-timeout-ms", defaultValue = "" + Configuration.ROUND_TIMEOUT_MS_DEFAULT,
+        description = "Round deadline: after this long without progress, drop the"
+        + " missing workers (or abort below the quorum) (default: ${DEFAULT-VALUE}).")
     long roundTimeoutMs;
 
     @Option(names = "--min-voters", defaultValue = "0", description = "Quorum: a round whose deadline passes with fewer votes is aborted"
@@ -119,28 +121,26 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }, "dlion-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        final boolean dense = parseDense(sharing);
+        final boolean dense = sharing == Payload.FP32;
         if (dense && frameMac) {
             throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
         }
         try (DLionMetrics metrics = MonitorOptions.metrics(metricsPort); AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
-                .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(parseRule(rule))
+                .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(rule)
                 .shard(shardIndex).paramRange(from, to)
                 .voteChannel(transport.voteChannel(workers)).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
                 .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).minVoters(minVoters).secret(secret).frameMac(frameMac);
-            final AggregationServer server = new AggregationServer(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
+            final AggregationServer server = AggregationServer.launch(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
             final ServerCounters serverCounters = server.counters();
             final List<DLionMetrics.Source> probes = metrics == null ? List.of()
                 : List.of(metrics.server(shardIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), ex -> LOG.log(System.Logger.Level.ERROR, "aggregation server error", ex), null, server);
             Thread status = null;
             try {
-                AgentRunner.startOnThread(runner);
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout() + " votes=" + ctx.voteChannel()
-                    + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
+                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout()
+                    + " votes=" + ctx.voteChannel() + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {
                     status = new Thread(() -> printStatus(server, runtime, System.out), "dlion-server-status");
@@ -155,37 +155,13 @@ public final class ServerCommand implements Callable<Integer> {
                     status.join(TimeUnit.SECONDS.toMillis(5));
                 }
                 CloseHelper.closeAll(probes);
-                CloseHelper.close(runner);
+                CloseHelper.close(server);
                 printLine(serverCounters, server.handOverCounts(), runtime.traffic(), System.out);
             }
         } finally {
             closed.countDown();
         }
         return 0;
-    }
-
-    static boolean parseDense(final String sharing) {
-        switch (sharing.toLowerCase(java.util.Locale.ROOT)) {
-            case "dlion":
-                return false;
-            case "dense":
-                return true;
-            default:
-                throw new IllegalArgumentException("--sharing must be dlion or dense, got " + sharing);
-        }
-    }
-
-    static VoteRule parseRule(final String rule) {
-        switch (rule.toLowerCase(java.util.Locale.ROOT)) {
-            case "majority":
-            case "mavo":
-                return VoteRule.MAJORITY;
-            case "average":
-            case "avg":
-                return VoteRule.AVERAGE;
-            default:
-                throw new IllegalArgumentException("--rule must be majority or average, got " + rule);
-        }
     }
 
     private void printStatus(final AggregationServer server, final AeronRuntime runtime, final PrintStream out) {

@@ -6,9 +6,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.Payload;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.client.WorkerCounters;
@@ -16,13 +18,15 @@ import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
+import io.dlion.vote.VoteRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}), or with
- * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round: {@code round R voters V digest D millis T}. Any process can recompute
+ * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round:
+ * {@code round R voters V digest D millis T}. Any process can recompute
  * the votes of every worker from the seed, so a run over real processes can be checked bit for bit.
  */
 @Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")
@@ -39,8 +43,9 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
     @Option(names = "--params", required = true, description = "Parameter count.")
     long params;
 
-    @Option(names = "--rule", defaultValue = "majority", description = "majority or average (default: ${DEFAULT-VALUE}).")
-    String rule;
+    @Option(names = "--rule", defaultValue = "majority", converter = OptionTypes.Rule.class,
+        description = "majority (mavo) or average (avg) (default: ${DEFAULT-VALUE}).")
+    VoteRule rule;
 
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds to run (default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -57,20 +62,22 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout-ms", defaultValue = "20000", description = "Connect timeout (default: ${DEFAULT-VALUE}).")
     long connectTimeoutMs;
 
-    @Option(names = "--round-timeout-ms", defaultValue = "30000", description = "With --topology sharded: the round deadline of the slice server"
+    @Option(names = "--round-timeout-ms", defaultValue = "" + Configuration.ROUND_TIMEOUT_MS_DEFAULT,
+        description = "With --topology sharded: the round deadline of the slice server"
         + " this worker runs (default: ${DEFAULT-VALUE}).")
     long roundTimeoutMs;
 
     @Mixin
     TransportOptions transport;
 
-    @Option(names = "--sharing", defaultValue = "dlion", description = "dlion: seeded sign votes; dense: seeded fp32 gradients, averaged"
-        + " (the dense data-parallel baseline; './dlion server --sharing dense' for the star) (default: ${DEFAULT-VALUE}).")
-    String sharing;
+    @Option(names = "--sharing", defaultValue = "dlion", converter = OptionTypes.PayloadName.class,
+        description = "dlion: seeded sign votes; dense: seeded fp32 gradients, averaged"
+        + " (the dense data-parallel baseline; './dlion server --sharing dense' for the star) (default: dlion).")
+    Payload sharing;
 
     @Override
     public Integer call() throws Exception {
-        final boolean dense = ServerCommand.parseDense(sharing);
+        final boolean dense = sharing == Payload.FP32;
         final byte[] secret = transport.secret("worker");
         if (dense && transport.frameMac) {
             throw new IllegalArgumentException("--frame-mac is not supported by --sharing dense (the dense baseline)");
@@ -83,7 +90,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 transport.resultStream));
         try (AeronRuntime runtime = transport.launch();
             InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, dense,
-                new AggregationServer.Context().jobId(job).workers(workers).paramCount(params).rule(ServerCommand.parseRule(rule))
+                new AggregationServer.Context().jobId(job).workers(workers).paramCount(params).rule(rule)
                     .chunkWords(chunkWords).roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret)
                     .frameMac(transport.frameMac(secret)), false)) {
             final ExchangeCounters exchanged;
@@ -101,7 +108,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             } else {
                 try (AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                     .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
-                    .rule(ServerCommand.parseRule(rule)).chunkWords(chunkWords)
+                    .rule(rule).chunkWords(chunkWords)
                     .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
                     .frameMac(transport.frameMac(secret)).shards(shards))) {
                     System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));

@@ -1,8 +1,8 @@
 package io.dlion.cli;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import io.dlion.aeron.Topology;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfig;
 import io.dlion.cli.train.TrainConfigs;
@@ -27,20 +27,21 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
     String optimizer;
 
-    @Option(names = "--sharing", description = "none, dlion-mavo, dlion-avg, dl4j-threshold, dense-lion or dense-adamw (the dense"
-        + " data-parallel baselines G-Lion and G-AdamW: fp32 gradients averaged through the server) (default: ${DEFAULT-VALUE})")
-    String sharing = "none";
+    @Option(names = "--sharing", converter = OptionTypes.SharingName.class, description = "none, dlion-mavo, dlion-avg, dl4j-threshold,"
+        + " dense-lion or dense-adamw (the dense data-parallel baselines G-Lion and G-AdamW: fp32 gradients averaged through the server)"
+        + " (default: none)")
+    Sharing sharing = Sharing.NONE;
 
     @Option(names = "--workers", description = "workers (threads in this JVM) (default: ${DEFAULT-VALUE})")
     int workers = 1;
 
-    @Option(names = "--transport", description = "inproc, aeron-ipc or aeron-udp, for D-Lion and dense sharing (default: inproc for"
-        + " D-Lion, aeron-ipc for dense)")
-    String transport;
+    @Option(names = "--transport", converter = OptionTypes.TransportName.class, description = "inproc, aeron-ipc or aeron-udp, for D-Lion"
+        + " and dense sharing (default: inproc for D-Lion, aeron-ipc for dense)")
+    TrainConfig.Transport transport;
 
-    @Option(names = "--topology", description = "D-Lion or dense sharing over Aeron: star (one aggregation server) or sharded (a slice"
-        + " server per worker, in this JVM) (default: ${DEFAULT-VALUE})")
-    String topology = "star";
+    @Option(names = "--topology", converter = OptionTypes.TopologyName.class, description = "D-Lion or dense sharing over Aeron: star (one"
+        + " aggregation server) or sharded (a slice server per worker, in this JVM) (default: ${DEFAULT-VALUE})")
+    String topology = Topology.STAR;
 
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
     double lr = Double.NaN;
@@ -59,9 +60,9 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final Sharing s = Sharing.parse(sharing);
+        final Sharing s = sharing;
         final String opt = optimizer != null ? optimizer : s.impliedOptimizer() != null ? s.impliedOptimizer() : "lion";
-        final String via = transport != null ? transport : s.isDense() ? "aeron-ipc" : "inproc";
+        final String via = transport != null ? transport.cliName() : s.isDense() ? "aeron-ipc" : "inproc";
         final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, opt, s, workers, via, opts.epochs, opts.batch,
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);

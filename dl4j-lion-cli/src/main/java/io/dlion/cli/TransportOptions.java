@@ -12,15 +12,17 @@ final class TransportOptions {
     @Option(names = "--aeron-dir", description = "Use the standalone media driver in this directory (default: an embedded driver).")
     String aeronDir;
 
-    @Option(names = "--threading", defaultValue = "SHARED", description = "Threading mode of the embedded driver: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threading", defaultValue = "SHARED",
+        description = "Threading mode of the embedded driver: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ThreadingMode threading;
 
     @Option(names = "--udp", paramLabel = "HOST:VOTE_PORT:CONTROL_PORT",
         description = "UDP: votes to HOST:VOTE_PORT by unicast, results by MDC with control HOST:CONTROL_PORT (default: IPC).")
     String udp;
 
-    @Option(names = "--topology", defaultValue = Topology.STAR, description = "star: one aggregation server (--udp); sharded: every worker"
-        + " serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--topology", defaultValue = Topology.STAR, converter = OptionTypes.TopologyName.class, description = "star: one"
+        + " aggregation server (--udp); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of"
+        + " --hosts (default: ${DEFAULT-VALUE}).")
     String topology;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "With --topology sharded: every worker's address, by rank.")
@@ -42,10 +44,12 @@ final class TransportOptions {
     @Option(names = "--vote-stream", defaultValue = "" + Configuration.VOTE_STREAM_ID_DEFAULT, description = "Vote stream id (default: ${DEFAULT-VALUE}).")
     int voteStream;
 
-    @Option(names = "--result-stream", defaultValue = "" + Configuration.RESULT_STREAM_ID_DEFAULT, description = "Result stream id (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--result-stream", defaultValue = "" + Configuration.RESULT_STREAM_ID_DEFAULT,
+        description = "Result stream id (default: ${DEFAULT-VALUE}).")
     int resultStream;
 
-    @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT, description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--chunk-words", defaultValue = "" + Configuration.CHUNK_WORDS_DEFAULT,
+        description = "Words (64 params) per chunk, the same everywhere (default: ${DEFAULT-VALUE}).")
     int chunkWords;
 
     @Option(names = "--secret-file", description = "File holding the job's shared secret (at least 16 bytes, owner-only permissions;"

@@ -3,7 +3,6 @@ package io.dlion.cli;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -11,8 +10,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import io.dlion.aeron.SliceOwners;
+import io.dlion.aeron.Configuration;
 import io.dlion.aeron.Topology;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.cli.train.DenseTransport;
 import io.dlion.cli.train.Monitor;
 import io.dlion.cli.train.Recovery;
@@ -26,7 +26,6 @@ import io.dlion.dist.JobRun;
 import io.dlion.job.Placement;
 import io.dlion.monitor.ServerProbe;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,7 +57,7 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--topology", description = "star: one aggregation server (--server, or rank 0's with --with-server); sharded:"
         + " every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: sharded when"
         + " every rank's host is known, from --hosts, DLION_HOSTS or Slurm, and none of --server, --control-port, --with-server,"
-        + " --resume is given; else star)")
+        + " --resume is given; else star)", converter = OptionTypes.TopologyName.class)
     String topologyName;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank"
@@ -95,12 +94,13 @@ public final class WorkerCommand implements Callable<Integer> {
     private int localRank = -1;
     private byte[] secret;
 
-    @Option(names = "--rule", description = "majority or average, as given to the server (default: ${DEFAULT-VALUE})")
-    String rule = "majority";
+    @Option(names = "--rule", converter = OptionTypes.Rule.class, description = "majority (mavo) or average (avg), as given to the server"
+        + " (default: majority)")
+    VoteRule rule = VoteRule.MAJORITY;
 
-    @Option(names = "--sharing", description = "dlion-mavo, dlion-avg, dense-lion or dense-adamw (the dense data-parallel baselines,"
-        + " against './dlion server --sharing dense') (default: dlion-mavo or dlion-avg, from --rule)")
-    String sharing;
+    @Option(names = "--sharing", converter = OptionTypes.SharingName.class, description = "dlion-mavo, dlion-avg, dense-lion or dense-adamw"
+        + " (the dense data-parallel baselines, against './dlion server --sharing dense') (default: dlion-mavo or dlion-avg, from --rule)")
+    Sharing sharing;
 
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for Lion, 1e-3 for AdamW)")
     double lr = Double.NaN;
@@ -122,7 +122,7 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--await-timeout-s", description = "longest a step waits for its round's result (e.g. while the server restarts)"
         + " before the worker fails (default: ${DEFAULT-VALUE})")
-    long awaitTimeoutSeconds = 600;
+    long awaitTimeoutSeconds = Configuration.LINGER_S_DEFAULT;
 
     @Option(names = "--sync-dir", description = "directory shared by every worker: a donor writes a rejoining worker's parameters here"
         + " (default: none, the parameters go over the network, relayed by the server)")
@@ -149,7 +149,8 @@ public final class WorkerCommand implements Callable<Integer> {
         + " the vote port and control port of every host (the others connect to it as to './dlion server'); other ranks ignore it")
     boolean withServer;
 
-    @Option(names = "--round-timeout-ms", description = "with --with-server: the server's round deadline (default: 30000)")
+    @Option(names = "--round-timeout-ms", description = "the round deadline of the servers this worker runs (--with-server, --topology"
+        + " sharded) (default: " + Configuration.ROUND_TIMEOUT_MS_DEFAULT + ")")
     Long roundTimeoutMs;
 
     @Option(names = "--min-voters", description = "with --with-server: the server's quorum (default: a majority of the workers)")
@@ -215,11 +216,12 @@ public final class WorkerCommand implements Callable<Integer> {
         if (sharing == null) {
             return voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG;
         }
-        final Sharing s = Sharing.parse(sharing);
+        final Sharing s = sharing;
         if (!s.isDLion() && !s.isDense()) {
-            throw new IllegalArgumentException("--sharing must be dlion-mavo, dlion-avg, dense-lion or dense-adamw for a worker, got '" + sharing + "'");
+            throw new IllegalArgumentException("--sharing must be dlion-mavo, dlion-avg, dense-lion or dense-adamw for a worker, got '"
+                + s.cliName() + "'");
         }
-        if (s.isDLion() && s != (voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG) && !"majority".equals(rule)) {
+        if (s.isDLion() && s != (voteRule() == VoteRule.MAJORITY ? Sharing.DLION_MAVO : Sharing.DLION_AVG) && rule != VoteRule.MAJORITY) {
             throw new IllegalArgumentException("--sharing " + s.cliName() + " conflicts with --rule " + rule);
         }
         return s;
@@ -263,7 +265,7 @@ public final class WorkerCommand implements Callable<Integer> {
      */
     private String topologyName() {
         if (topologyName != null) {
-            return Topology.checkName(topologyName);
+            return topologyName;
         }
         if (serverFlag != null || controlPortFlag != null || withServer || resume) {
             return Topology.STAR;
@@ -291,12 +293,7 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     private VoteRule voteRule() {
-        if ("majority".equals(rule)) {
-            return VoteRule.MAJORITY;
-        } else if ("average".equals(rule)) {
-            return VoteRule.AVERAGE;
-        }
-        throw new IllegalArgumentException("--rule must be majority or average, got '" + rule + "'");
+        return rule;
     }
 
     private Recovery recovery() {
@@ -332,6 +329,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
     }
 
+    @SuppressWarnings("try") // the probes are held for their close order: before the server they read
     private int run(final TrainConfig config) throws Exception {
         final VoteRule voteRule = sharing() == Sharing.DLION_AVG ? VoteRule.AVERAGE : VoteRule.MAJORITY;
         final Recovery recovery = recovery().validate();
@@ -351,34 +349,25 @@ public final class WorkerCommand implements Callable<Integer> {
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir,
             secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
         final boolean dense = sharing().isDense();
-        final long roundTimeout = roundTimeoutMs == null ? 30_000 : roundTimeoutMs;
+        final long roundTimeout = roundTimeoutMs == null ? Configuration.ROUND_TIMEOUT_MS_DEFAULT : roundTimeoutMs;
         final int quorum = minVoters == null ? 0 : minVoters;
-        if (sharded() && rejoin && !dense) {
-            // a restarted rank serves nothing (its slice moved when it died): it finds every slice's server along the ring
-            final SliceOwners owners = new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS, slice -> { }).joining();
-            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, owners), recovery);
+        if (sharded() && !dense) {
+            // the library serves: this rank's slice (none after a restart: it moved when the rank died), the slice of a dead
+            // rank the failover rule moves here, and the servers stay up at the end until the others have read the results
+            final SliceServers.Context serving = new SliceServers.Context().roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeout))
+                .minVoters(quorum).lingerNs(TimeUnit.SECONDS.toNanos(awaitTimeoutSeconds))
+                .listener(new ServedSlices(topology, config.monitor, System.out));
+            trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, serving), recovery);
         } else if ((withServer && workerId == 0) || sharded()) {
-            final List<InProcessServer> takenOver = new ArrayList<>();
             try (InProcessServer hosted = new InProcessServer(settings, sharded() ? workerId : 0, roundTimeout, quorum, dense);
-                 AutoCloseable closeTakenOver = () -> CloseHelper.closeAll(takenOver); // before the runtime they share
                  Monitor.Probes probes = config.monitor.probes()) {
                 config.monitor.server(sharded() ? workerId : 0, ServerProbe.Readings.of(hosted.server()));
                 if (dense) {
                     trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, hosted.runtime()));
                 } else {
-                    // in a sharded job a dead rank's slice moves to the next live rank, which serves it here
-                    final SliceOwners owners = !sharded() ? null : new SliceOwners(topology, workerId, SliceOwners.DEFAULT_SILENCE_NS,
-                        slice -> {
-                            final InProcessServer server = InProcessServer.takeOver(settings, hosted, slice, roundTimeout, quorum);
-                            takenOver.add(server);
-                            config.monitor.server(slice, ServerProbe.Readings.of(server.server())); // its slice's metrics too
-                        });
-                    trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime(), owners), recovery);
+                    trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, hosted.runtime()), recovery);
                 }
                 hosted.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
-                for (final InProcessServer server : takenOver) {
-                    server.awaitOthersDone(TimeUnit.SECONDS.toMillis(awaitTimeoutSeconds));
-                }
             }
         } else if (dense) {
             trainer.runDenseAs(new int[] {workerId}, () -> DenseTransport.remote(settings, null));

@@ -19,10 +19,6 @@ import java.util.regex.Pattern;
 import io.aeron.ExclusivePublication;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
-import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.Channels;
-import io.dlion.aeron.RejectReason;
-import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.ServerCounters;
@@ -35,8 +31,6 @@ import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,7 +61,7 @@ class GarbageFramesTest {
     private static final String IPC = Channels.ipc();
 
     private AeronRuntime runtime;
-    private AgentRunner runner;
+    private AggregationServer launched;
     private AggregationServer unscheduledServer;
     private final List<AeronVoteExchange> workers = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
@@ -80,7 +74,7 @@ class GarbageFramesTest {
             pool.awaitTermination(5, TimeUnit.SECONDS);
         }
         CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, unscheduledServer, runtime);
+        CloseHelper.closeAll(launched, unscheduledServer, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -247,9 +241,8 @@ class GarbageFramesTest {
 
     private AggregationServer startServer() {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(serverContext());
-        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(runner);
+        final AggregationServer server = AggregationServer.launch(serverContext().errorHandler(serverError::set));
+        launched = server;
         return server;
     }
 

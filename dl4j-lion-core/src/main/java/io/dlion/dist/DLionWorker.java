@@ -162,6 +162,7 @@ final class DLionWorker {
         pending = null;
     }
 
+    @SuppressWarnings("try") // the scope-out-of-workspaces resource is held for its scope, not referenced
     private void allocate(final long n, final INDArray like) {
         if (votes != null && votes.length() == n) {
             return;
@@ -176,6 +177,7 @@ final class DLionWorker {
     }
 
     /** Step 1: pack the vote, exchange it, keep the result for {@link #apply}. */
+    @SuppressWarnings("try") // the scope-out-of-workspaces resource is held for its scope, not referenced
     void store(final INDArray update, final int epoch, final boolean fullGroup) {
         this.epoch = epoch;
         this.skipStep = !fullGroup;
@@ -222,6 +224,7 @@ final class DLionWorker {
      * schedules are evaluated at the round number as the iteration (replicas' own iteration counts can
      * differ by one, rounds cannot) and at this worker's epoch.
      */
+    @SuppressWarnings("try") // the scope-out-of-workspaces resource is held for its scope, not referenced
     void apply(final StepFunction function, final INDArray params, final INDArray update) {
         if (skipStep) {
             return;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-import io.dlion.vote.VoteRule;
 
 class RoundResultTest {
     private static final long N = 1000; // 16 words
@@ -62,7 +61,8 @@ class RoundResultTest {
     void shouldRejectBadSegments() {
         final long[][] planes = new long[2][16];
         assertThrows(IllegalArgumentException.class, () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[] {1, 4}, new int[] {3, 2}));
-        assertThrows(IllegalArgumentException.class, () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[] {0, 4, 4}, new int[] {3, 2, 1}));
+        assertThrows(IllegalArgumentException.class,
+            () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[] {0, 4, 4}, new int[] {3, 2, 1}));
         assertThrows(IllegalArgumentException.class, () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[] {0, 16}, new int[] {3, 2}));
         assertThrows(IllegalArgumentException.class, () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[] {0, 4}, new int[] {3}));
         assertThrows(IllegalArgumentException.class, () -> RoundResult.averageSegments(0, N, VoterSet.all(3), planes, new int[0], new int[0]));

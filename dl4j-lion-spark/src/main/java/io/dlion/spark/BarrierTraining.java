@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -17,18 +16,18 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.dist.JobRun;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
 import org.apache.spark.TaskKilledException;
@@ -42,18 +41,19 @@ import scala.collection.JavaConverters;
 import scala.runtime.AbstractFunction1;
 
 /**
- * The function every barrier task runs on its partition: one D-Lion worker, and in task 0 also the job's aggregation
- * server.
+ * The function every barrier task runs on its partition: one D-Lion worker, and the aggregation server of its slice
+ * (the sharded topology, the default: task r serves slice r) or, in the star, task 0 the job's one server.
  * <ol>
- *   <li>Cut the partition into batches; list this task's checkpoints of the run; task 0 starts the server on two
- *       free UDP ports of its host (or the configured ones).</li>
- *   <li>{@code allGather}: every task's host, batch count and checkpoint rounds, and the server's ports. Every task
- *       derives the same plan from them: rounds per epoch (the fewest batches) and the round to resume from (the
- *       newest checkpoint round that every task has, or a fresh start).</li>
- *   <li>Train: an embedded Aeron media driver per executor JVM, votes over UDP to task 0, {@link DLionJob} over the
- *       batches, checkpoints every K rounds.</li>
- *   <li>{@code barrier()}: every task has the last round's result before task 0 stops the server; report the
- *       parameters' SHA-256 (and from task 0 the model) to the driver.</li>
+ *   <li>Cut the partition into batches; list this task's checkpoints of the run; pick two free UDP ports of its host
+ *       (or the configured ones) for the slice it serves.</li>
+ *   <li>{@code allGather}: every task's host, batch count, checkpoint rounds and ports. Every task derives the same
+ *       plan from them: rounds per epoch (the fewest batches), the round to resume from (the newest checkpoint round
+ *       that every task has, or a fresh start) and the {@link io.dlion.aeron.Topology}.</li>
+ *   <li>Train: an embedded Aeron media driver per executor JVM, {@link DLionJob} over the batches, checkpoints every K
+ *       rounds. Sharded, the task's exchange serves its slice and takes over the slice of a task whose server died
+ *       ({@code AeronVoteExchange.Context.topology}); in the star, task 0 starts the server.</li>
+ *   <li>{@code barrier()}: every task has the last round's result before the servers stop; report the parameters'
+ *       SHA-256 (and from task 0 the model) to the driver.</li>
  * </ol>
  * A task that stalls past the servers' round deadline is left out of that round (the others go on while at least
  * {@link DLionSparkOptions#minVoters(int)} vote) and reads its result late, as every task applies every round. A task
@@ -137,7 +137,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
 
         final KillWatcher watcher = new KillWatcher(ctx);
         AeronRuntime aeron = null;
-        AgentRunner server = null;
+        AggregationServer server = null;
         AeronVoteExchange exchange = null;
         AeronHandOver handOver = null;
         DLionJob job = null;
@@ -154,7 +154,8 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final boolean sharded = Topology.SHARDED.equals(options.topology());
             int votePort = -1;
             if (worker == 0 || sharded) {
-                votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0) : freePortPair();
+                votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0)
+                    : Channels.freeUdpPorts(new InetSocketAddress(0).getAddress(), 2);
             }
             // every task learns every other's host, batches, checkpoints and slice server's ports
             final String mine = String.join(SEP, host, Integer.toString(batches.size()), join(checkpoints), Integer.toString(votePort));
@@ -163,10 +164,10 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final Topology topology = sharded ? Topology.sharded(plan.hosts, plan.votePorts)
                 : Topology.star(plan.hosts.get(0), plan.votePorts[0], plan.votePorts[0] + 1);
             final int chunkWords = topology.chunkWords(net.numParams(), Configuration.chunkWords());
-            if (worker == 0 || sharded) {
-                server = startServer(aeron, topology, worker, workers, net.numParams(), chunkWords);
+            if (!sharded && worker == 0) {
+                server = startServer(aeron, topology, workers, net.numParams(), chunkWords);
                 if (monitor != null) {
-                    monitor.server((AggregationServer) server.agent());
+                    monitor.server(server);
                 }
             }
             if (plan.roundsPerEpoch < 1) {
@@ -185,6 +186,19 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final AeronVoteExchange.Context exchangeCtx = new AeronVoteExchange.Context()
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
                 .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords).shards(endpoints);
+            if (sharded) {
+                // the exchange serves this task's slice, takes over a dead task's, and stops them when it closes (after the
+                // barrier: every task has the last result by then)
+                final TaskMonitor metrics = monitor;
+                exchangeCtx.topology(topology).sliceServers(new SliceServers.Context()
+                    .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis())).minVoters(options.minVoters())
+                    .lingerNs(TimeUnit.SECONDS.toNanos(10)).errorHandler(BarrierTraining::serverError)
+                    .listener((s, takenOver) -> {
+                        if (metrics != null && !takenOver) {
+                            metrics.server(s);
+                        }
+                    }));
+            }
             if (options.rejoinAttempts() > 0) {
                 // a task that lost a round takes a live task's parameters, relayed by slice 0's server; every task can donate
                 handOver = new AeronHandOver(new AeronHandOver.Context().aeron(aeron.aeron()).jobId(options.jobId()).workers(workers)
@@ -237,40 +251,20 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
         return graph ? ModelSerializer.restoreComputationGraph(in, true) : ModelSerializer.restoreMultiLayerNetwork(in, true);
     }
 
-    private AgentRunner startServer(final AeronRuntime aeron, final Topology topology, final int slice, final int workers, final long params,
+    private AggregationServer startServer(final AeronRuntime aeron, final Topology topology, final int workers, final long params,
         final int chunkWords) {
         // bound to every interface of the task's host; the workers reach it at the host Spark knows the executor by
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        return AggregationServer.launch(new AggregationServer.Context()
             .aeron(aeron.aeron()).jobId(options.jobId()).workers(workers).paramCount(params).rule(options.rule()).secret(secret)
-            .chunkWords(chunkWords).slice(topology, slice)
+            .chunkWords(chunkWords).slice(topology, 0)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(options.serverRoundTimeoutMillis()))
-            .minVoters(options.minVoters()));           // 0: a majority; a late task is left out, a rejoining one not waited for
-        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(),
-            ex -> LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex), null, server);
-        AgentRunner.startOnThread(runner);
-        return runner;
+            .minVoters(options.minVoters())            // 0: a majority; a late task is left out, a rejoining one not waited for
+            .errorHandler(BarrierTraining::serverError));
     }
 
-    /** @return a port p such that p and p + 1 were both free for UDP on this host a moment ago. */
-    private static int freePortPair() throws IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(0))) {
-                final int p = a.getLocalPort();
-                if (p < 65535 && isFree(p + 1)) {
-                    return p;
-                }
-            }
-        }
-        throw new IOException("no two consecutive free UDP ports found");
-    }
-
-    private static boolean isFree(final int port) {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(port))) {
-            return s.getLocalPort() == port;
-        } catch (final IOException busy) {
-            return false;
-        }
+    private static void serverError(final Throwable ex) {
+        LOG.log(System.Logger.Level.ERROR, "D-Lion aggregation server error", ex);
     }
 
     /**

@@ -173,7 +173,8 @@ class SparkStandaloneClusterTest {
         final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
         while (System.nanoTime() < deadline) {
             try (Stream<Path> files = Files.list(progress)) {
-                final Optional<Path> past = files.filter(f -> f.getFileName().toString().startsWith("worker-1-attempt-0-pid-") && !f.toString().endsWith(".tmp")).findFirst();
+                final Optional<Path> past = files.filter(f -> f.getFileName().toString().startsWith("worker-1-attempt-0-pid-")
+                    && !f.toString().endsWith(".tmp")).findFirst();
                 if (past.isPresent()) {
                     final String[] f = past.get().getFileName().toString().split("-");
                     final long round = Long.parseLong(Files.readString(past.get()).trim().isEmpty() ? "0" : Files.readString(past.get()).trim());

@@ -19,6 +19,8 @@ import java.util.function.Predicate;
  * log file and is kept, line by line, for the run to read.
  */
 public final class ChildProcess {
+    /** System property with the path of the project's JVM argument file, {@code jvm.args}; Surefire sets it. */
+    public static final String JVM_ARGFILE_PROP_NAME = "dlion.jvmArgfile";
     /** A training worker's last line of its parameters' digest. */
     private static final java.util.regex.Pattern PARAMS_HASH = java.util.regex.Pattern.compile("params-sha256 worker=\\d+ ([0-9a-f]{64})");
 
@@ -50,6 +52,38 @@ public final class ChildProcess {
     }
 
     /**
+     * The JVM flags a child JVM of a test needs: the project's argument file ({@code @jvm.args}, whose path Surefire
+     * passes as {@value #JVM_ARGFILE_PROP_NAME}), or, when this JVM was not started by Surefire, the {@code --add-}
+     * flags this JVM runs with.
+     *
+     * @return the flags, to go before {@code -cp}.
+     */
+    public static List<String> jvmFlags() {
+        final String argfile = System.getProperty(JVM_ARGFILE_PROP_NAME);
+        final List<String> flags = new ArrayList<>();
+        if (argfile != null && !argfile.isBlank() && Files.isRegularFile(Path.of(argfile))) {
+            flags.add("@" + argfile);
+        } else {
+            for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (flag.startsWith("--add-")) {
+                    flags.add(flag);
+                }
+            }
+        }
+        return flags;
+    }
+
+    /**
+     * @return the start of a child JVM's command line, to add to: this JVM's {@code java} and {@link #jvmFlags()}.
+     */
+    public static List<String> java() {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(jvmFlags());
+        return command;
+    }
+
+    /**
      * @param name      for logs and messages.
      * @param mainClass the class to run.
      * @param args      its arguments.
@@ -59,7 +93,7 @@ public final class ChildProcess {
      */
     public static ChildProcess start(final String name, final String mainClass, final List<String> args, final String heap, final Path log)
         throws IOException {
-        return start(name, mainClass, List.of(), args, heap, log);
+        return start(name, System.getProperty("java.class.path"), mainClass, List.of(), args, heap, log);
     }
 
     /**
@@ -73,17 +107,35 @@ public final class ChildProcess {
      */
     public static ChildProcess start(final String name, final String mainClass, final List<String> jvmFlags, final List<String> args,
         final String heap, final Path log) throws IOException {
-        final List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
+        return start(name, System.getProperty("java.class.path"), mainClass, jvmFlags, args, heap, log);
+    }
+
+    /**
+     * @param name      for logs and messages.
+     * @param classPath the child's class path (e.g. this one without a module's classes).
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @param heap      the child's -Xmx, e.g. "2g".
+     * @param log       file the child's output (stdout and stderr) is written to.
+     * @return the running child.
+     */
+    public static ChildProcess start(final String name, final String classPath, final String mainClass, final List<String> args,
+        final String heap, final Path log) throws IOException {
+        return start(name, classPath, mainClass, List.of(), args, heap, log);
+    }
+
+    private static ChildProcess start(final String name, final String classPath, final String mainClass, final List<String> jvmFlags,
+        final List<String> args, final String heap, final Path log) throws IOException {
+        final List<String> command = java();
         for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("-Dorg.bytedeco") || flag.startsWith("-Djava.io.tmpdir")) {
+            if (flag.startsWith("-Dorg.bytedeco") || flag.startsWith("-Djava.io.tmpdir")) {
                 command.add(flag);
             }
         }
         command.addAll(jvmFlags);
         command.add("-Xmx" + heap);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
         return new ChildProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), log);

@@ -1,7 +1,6 @@
 package io.dlion.testkit;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,13 +26,7 @@ public final class CliProcesses implements AutoCloseable {
      * @throws IOException when it cannot start.
      */
     public Process start(final Path dir, final List<String> command, final Map<String, String> env) throws IOException {
-        final List<String> java = new ArrayList<>();
-        java.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-")) {
-                java.add(flag);
-            }
-        }
+        final List<String> java = ChildProcess.java();
         java.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), DLION_CLI));
         java.addAll(command.subList(1, command.size()));
         final ProcessBuilder pb = new ProcessBuilder(java).directory(dir.toFile()).redirectErrorStream(true);

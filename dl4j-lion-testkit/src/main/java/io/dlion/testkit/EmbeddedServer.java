@@ -13,8 +13,6 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
  * A real shard server on its own agent thread, on an embedded driver, with real workers connected to it and a pool of
@@ -32,7 +30,6 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 public final class EmbeddedServer implements AutoCloseable {
     private final AeronRuntime runtime;
     private final AggregationServer server;
-    private final AgentRunner runner;
     private final ExecutorService pool;
     private final AtomicReference<Throwable> error = new AtomicReference<>();
     private final List<AeronVoteExchange> workers = new ArrayList<>();
@@ -40,13 +37,11 @@ public final class EmbeddedServer implements AutoCloseable {
     private EmbeddedServer(final AeronRuntime.Context runtimeCtx, final AggregationServer.Context serverCtx, final int threads) {
         this.runtime = AeronRuntime.launch(runtimeCtx);
         try {
-            this.server = new AggregationServer(serverCtx.aeron(runtime.aeron()));
+            this.server = AggregationServer.launch(serverCtx.aeron(runtime.aeron()).errorHandler(error::set));
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(runtime);
             throw ex;
         }
-        this.runner = new AgentRunner(new BackoffIdleStrategy(), error::set, null, server);
-        AgentRunner.startOnThread(runner);
         this.pool = Executors.newFixedThreadPool(threads);
     }
 
@@ -115,6 +110,6 @@ public final class EmbeddedServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, runtime);
+        CloseHelper.closeAll(server, runtime);
     }
 }

@@ -2,7 +2,6 @@ package io.dlion.testkit;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -16,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.RejectReason;
-import io.dlion.testkit.GarbageFrames;
 
 /**
  * A D-Lion job of real processes over UDP loopback (one server, N workers, each with its own embedded media driver
@@ -56,8 +55,8 @@ public final class FaultRun {
         new SecureRandom().nextBytes(key);
         Files.write(secret, key);
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        final int votePort = freeUdpPort();
-        final int controlPort = freeUdpPort();
+        final int votePort = Channels.freeUdpPort();
+        final int controlPort = Channels.freeUdpPort();
         final Report report = new Report(plan);
         try {
             ChildProcess server = startServer(1, votePort, controlPort, secret);
@@ -234,12 +233,6 @@ public final class FaultRun {
             }
         }
         return counters;
-    }
-
-    private static int freeUdpPort() throws IOException {
-        try (DatagramSocket socket = new DatagramSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     /** What a fault run observed, with the checks the run is judged by. */

@@ -19,7 +19,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Helpers for tests that talk to a server through a raw publication: the job's secret, a blocking offer and a server's
- * AVERAGE result chunk ({@link PlayedServer} plays the server itself). Vote and HELLO frames are built by {@link io.dlion.testkit.GarbageFrames#vote} and {@link io.dlion.testkit.GarbageFrames#hello}.
+ * AVERAGE result chunk ({@link PlayedServer} plays the server itself). Vote and HELLO frames are built by
+ * {@link GarbageFrames#vote} and {@link GarbageFrames#hello}.
  */
 public final class Frames {
     public static final byte[] SECRET = "dl4j-lion test secret, 32 bytes!".getBytes(StandardCharsets.US_ASCII);

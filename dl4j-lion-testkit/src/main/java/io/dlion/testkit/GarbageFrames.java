@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
-import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.HelloCredentials;

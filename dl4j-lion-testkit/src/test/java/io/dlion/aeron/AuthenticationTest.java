@@ -19,7 +19,6 @@ import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
-import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

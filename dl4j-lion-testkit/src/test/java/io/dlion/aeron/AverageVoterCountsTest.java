@@ -126,7 +126,7 @@ class AverageVoterCountsTest {
             delta = update.toDoubleVector();
         }
         for (int j = 0; j < PARAMS; j++) {
-            final long mask = masks[(int)(j >>> 6) / CHUNK_WORDS];
+            final long mask = masks[(j >>> 6) / CHUNK_WORDS];
             final int voters = Long.bitCount(mask);
             final double expected = (2.0 * count(raw, mask, j) - voters) / voters;
             assertEquals(expected, delta[j], 1e-12, "Delta of parameter " + j + " (" + voters + " voters)");

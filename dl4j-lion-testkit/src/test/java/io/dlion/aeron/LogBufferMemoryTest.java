@@ -14,8 +14,6 @@ import io.dlion.testkit.NaiveVote;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -55,7 +53,7 @@ class LogBufferMemoryTest {
         final Topology topology = sharded ? Topology.sharded(hosts, BASE_PORT) : Topology.star("127.0.0.1", BASE_PORT, BASE_PORT + 1);
         final int chunkWords = topology.chunkWords(PARAMS, Configuration.chunkWords());
         final List<AeronRuntime> drivers = new ArrayList<>();
-        final List<AgentRunner> servers = new ArrayList<>();
+        final List<AggregationServer> servers = new ArrayList<>();
         final List<AeronVoteExchange> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(n);
         final java.util.concurrent.atomic.AtomicReference<Throwable> serverError = new java.util.concurrent.atomic.AtomicReference<>();
@@ -73,12 +71,10 @@ class LogBufferMemoryTest {
             }
             for (int s = 0; s < topology.slices(); s++) {
                 final AeronRuntime owner = sharded ? rank[s] : serverDriver;
-                final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+                final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
                     .aeron(owner.aeron()).jobId(3).workers(n).paramCount(PARAMS).rule(VoteRule.MAJORITY).chunkWords(Configuration.chunkWords())
-                    .slice(topology, s).windowChunks(4));
-                final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-                servers.add(runner);
-                AgentRunner.startOnThread(runner);
+                    .slice(topology, s).windowChunks(4).errorHandler(serverError::set));
+                servers.add(server);
             }
             // a worker reads its results while the others connect, as a training worker does between rounds: the servers'
             // answers to the others' HELLOs share the result stream, whose flow control waits for the slowest reader

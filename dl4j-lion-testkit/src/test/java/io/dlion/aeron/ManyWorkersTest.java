@@ -59,7 +59,8 @@ class ManyWorkersTest {
 
     private static void runAndCheck(final int n, final String topology, final VoteRule rule, final long params) throws Exception {
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
-            .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).chunkWords(20).windowChunks(2).roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {
+            .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).chunkWords(20).windowChunks(2)
+            .roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {
             final List<VoteExchange> exchanges = new ArrayList<>();
             for (int w = 0; w < n; w++) {
                 exchanges.add(job.exchange(w));

@@ -8,7 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;

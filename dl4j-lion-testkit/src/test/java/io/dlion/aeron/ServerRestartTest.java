@@ -17,8 +17,6 @@ import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,7 +37,7 @@ class ServerRestartTest {
     private static final String IPC = Channels.ipc();
 
     private AeronRuntime runtime;
-    private AgentRunner runner;
+    private AggregationServer launched;
     private final List<AeronVoteExchange> workers = new ArrayList<>();
     private final List<ExecutorService> threads = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
@@ -51,7 +49,7 @@ class ServerRestartTest {
             thread.awaitTermination(5, TimeUnit.SECONDS);
         }
         CloseHelper.closeAll(workers);
-        CloseHelper.closeAll(runner, runtime);
+        CloseHelper.closeAll(launched, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -75,7 +73,7 @@ class ServerRestartTest {
         Await.awaitTrue(() -> workers.get(0).counters().bytesUp() == twoVotes && firstServer.counters().bytesIn().get()
             == workers.get(0).workerCounters().bytesUp().get() + workers.get(1).workerCounters().bytesUp().get(),
             "worker 0's round-1 vote (and every HELLO) in");
-        runner.close();
+        launched.close();
         final long downNs = System.nanoTime();
         Thread.sleep(200);
         server = startServer();
@@ -99,11 +97,10 @@ class ServerRestartTest {
     }
 
     private AggregationServer startServer() {
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).secret(Frames.SECRET)
-            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702));
-        runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(runner);
+            .voteChannel(IPC).voteStreamId(1701).resultChannel(IPC).resultStreamId(1702).errorHandler(serverError::set));
+        launched = server;
         return server;
     }
 

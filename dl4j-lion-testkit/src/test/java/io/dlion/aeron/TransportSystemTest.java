@@ -18,8 +18,6 @@ import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +36,7 @@ class TransportSystemTest {
     private static final int JOB = 77;
 
     private AeronRuntime runtime;
-    private final List<AgentRunner> servers = new ArrayList<>();
+    private final List<AggregationServer> servers = new ArrayList<>();
     private final List<AeronVoteExchange> workers = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
     private ExecutorService pool;
@@ -154,13 +152,11 @@ class TransportSystemTest {
 
     private void startServer(final int shard, final int n, final long params, final VoteRule rule, final long from, final long to,
         final String voteChannel, final int voteStream, final String resultChannel, final int resultStream) {
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).shard(shard).paramRange(from, to)
             .voteChannel(voteChannel).voteStreamId(voteStream).resultChannel(resultChannel).resultStreamId(resultStream)
-            .windowChunks(8));
-        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        servers.add(runner);
-        AgentRunner.startOnThread(runner);
+            .windowChunks(8).errorHandler(serverError::set));
+        servers.add(server);
     }
 
     private void connectWorkers(final int n, final long params, final VoteRule rule, final IntFunction<List<ShardEndpoint>> shards)

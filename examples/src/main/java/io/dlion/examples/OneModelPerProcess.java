@@ -73,7 +73,7 @@ public final class OneModelPerProcess {
     }
 
     /**
-     * The loop every worker runs (README, "one model per process").
+     * The loop every worker runs (docs/guide.md, "one model per process").
      *
      * @param net       the model, initialised with the same seed on every worker.
      * @param myShard   this worker's batches.

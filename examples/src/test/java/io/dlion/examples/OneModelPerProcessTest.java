@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's "one model per process" snippet is this example's code, and it works as a user would run it: a server
+ * The guide's "one model per process" snippet (docs/guide.md) is this example's code, and it works as a user would run it: a server
  * process and three worker processes over UDP loopback, one worker killed and started again with rejoin, all three
  * ending with the same parameters.
  */
@@ -44,8 +44,8 @@ class OneModelPerProcessTest {
         final Matcher m = Pattern.compile("// README:begin\\n(.*?)\\n\\s*// README:end", Pattern.DOTALL).matcher(example);
         assertTrue(m.find(), "README markers in the example");
         final String snippet = dedent(m.group(1));
-        final String readme = Files.readString(Path.of("../README.md"));
-        assertTrue(readme.contains(snippet), "README.md shows the example's code verbatim:\n" + snippet);
+        final String guide = Files.readString(Path.of("../docs/guide.md"));
+        assertTrue(guide.contains(snippet), "docs/guide.md shows the example's code verbatim:\n" + snippet);
     }
 
     @Test

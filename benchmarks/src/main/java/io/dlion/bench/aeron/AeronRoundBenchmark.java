@@ -25,7 +25,6 @@ import io.dlion.aeron.wire.FrameMac;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -123,11 +122,9 @@ public final class AeronRoundBenchmark {
         final String voteChannel = udp ? Channels.udpVotes("127.0.0.1", port, n) : Channels.ipc();
         final String serverResults = udp ? Channels.udpResultsPublication("127.0.0.1", port + 1, n) : Channels.ipc();
         final String workerResults = udp ? Channels.udpResultsSubscription("127.0.0.1", n) : Channels.ipc();
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(aeron).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY).secret(secret).frameMac(frameMac)
             .voteChannel(voteChannel).voteStreamId(11).resultChannel(serverResults).resultStreamId(12));
-        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), Throwable::toString, null, server);
-        AgentRunner.startOnThread(runner);
         final ExecutorService pool = Executors.newFixedThreadPool(n);
         final List<AeronVoteExchange> workers = new ArrayList<>();
         try {
@@ -177,7 +174,7 @@ public final class AeronRoundBenchmark {
             final double down = (double)w0.counters().bytesDown() / (WARMUP + rounds) / params;
             CloseHelper.closeAll(workers);
             workers.clear();
-            CloseHelper.close(runner);
+            CloseHelper.close(server);
             final long upBytes = w0.counters().bytesUp() / (WARMUP + rounds);
             final long downBytes = w0.counters().bytesDown() / (WARMUP + rounds);
             final double rawMs = raw(aeron, udp, n, upBytes, downBytes, port + 100) / 1e6;
@@ -185,7 +182,7 @@ public final class AeronRoundBenchmark {
                 roundMs / rawMs, up, down, 8 * (up + down));
         } finally {
             CloseHelper.closeAll(workers);
-            CloseHelper.close(runner);
+            CloseHelper.close(server);
             pool.shutdownNow();
         }
     }

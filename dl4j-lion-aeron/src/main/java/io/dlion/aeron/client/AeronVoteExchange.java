@@ -12,13 +12,14 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.SliceOwners;
+import io.dlion.aeron.Topology;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
-import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -47,7 +48,10 @@ import org.agrona.concurrent.IdleStrategy;
  * <p>
  * Slices that move: in a sharded job ({@link Context#owners(SliceOwners)}) a slice whose server died moves to the next
  * live rank; the exchange points that shard's votes at the new server, sends the round again once it proves itself and
- * reads the slice's result again whole ({@link SliceOwners} has the rule).
+ * reads the slice's result again whole ({@link SliceOwners} has the rule). Given the job's {@link Context#topology(Topology)},
+ * the exchange also serves: it starts this rank's slice server before it connects, starts the server of every slice the
+ * rule moves to this rank ({@link SliceServers}), and closes them with itself; a worker made with
+ * {@link Context#join(boolean) join(true)} serves nothing and finds each slice's server along the ring.
  * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
  * receives, where the shard stands in the round; the same link as {@link AeronMeanExchange}'s, with a
@@ -72,6 +76,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private WorkerSession session;
     private final ResultAssembly assembly;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
+    /** With {@link Context#topology(Topology)}: the slice servers of this process. */
+    private final SliceServers sliceServers;
     private long submitNs;
     private boolean closed;
 
@@ -94,15 +100,19 @@ public final class AeronVoteExchange implements VoteExchange {
         for (int i = 0; i < shards.length; i++) {
             shardOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.shards.get(i).shard());
         }
+        this.sliceServers = ctx.sliceServers;
         WorkerCounters cnt = null;
         try {
+            if (sliceServers != null && !ctx.join) {
+                sliceServers.serve(ctx.workerId); // this rank's slice, up before anyone says HELLO to it
+            }
             cnt = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
             for (int i = 0; i < shards.length; i++) {
                 shards[i] = new ShardState(i, ctx.shards.get(i), ctx, vote, session, assembly, cnt, exchangeCounters);
             }
         } catch (final RuntimeException ex) {
             CloseHelper.quietCloseAll(shards);
-            CloseHelper.quietClose(cnt);
+            CloseHelper.quietCloseAll(cnt, sliceServers);
             throw ex;
         }
         this.counters = cnt;
@@ -391,12 +401,16 @@ public final class AeronVoteExchange implements VoteExchange {
         return counters;
     }
 
+    /**
+     * Close the links to the servers; with {@link Context#topology(Topology)}, then this process's slice servers, once
+     * the other workers have read their results ({@link SliceServers#close()}).
+     */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
             CloseHelper.closeAll(shards);
-            CloseHelper.close(counters);
+            CloseHelper.closeAll(counters, sliceServers);
         }
     }
 
@@ -441,6 +455,9 @@ public final class AeronVoteExchange implements VoteExchange {
         private boolean join;
         private Agent sideAgent;
         private SliceOwners owners;
+        private Topology topology;
+        private SliceServers.Context serving;
+        private SliceServers sliceServers;
 
         /**
          * Validate once.
@@ -450,6 +467,9 @@ public final class AeronVoteExchange implements VoteExchange {
          */
         @Override
         public Context conclude() {
+            if (topology != null) {
+                concludeServing();
+            }
             super.conclude();
             ShardEndpoint.checkCover(shards(), paramCount(), chunkWords());
             if (owners != null) {
@@ -493,6 +513,67 @@ public final class AeronVoteExchange implements VoteExchange {
 
         public Agent sideAgent() {
             return sideAgent;
+        }
+
+        /**
+         * A sharded job ({@link Topology#sharded(List, int)}) whose slices this process serves as rank
+         * {@link #workerId(int)}: the exchange starts this rank's slice server, takes over the slice of every dead rank
+         * the failover rule gives to it ({@link SliceOwners}) and closes its servers with itself; with
+         * {@link #join(boolean) join(true)} it serves nothing and finds each slice's server. The chunk size becomes the
+         * topology's ({@link Topology#chunkWords(long, int)}); without {@link #shards(List)} the slices' endpoints are the
+         * topology's, with results arriving on this rank's host. What is asked of the servers is
+         * {@link #sliceServers(SliceServers.Context)}.
+         *
+         * @param topology the sharded layout of the job; null (default) for servers this process does not run.
+         * @return this for a fluent API.
+         */
+        public Context topology(final Topology topology) {
+            this.topology = topology;
+            return this;
+        }
+
+        public Topology topology() {
+            return topology;
+        }
+
+        /**
+         * @param serving what is asked of this process's slice servers with {@link #topology(Topology)}: round deadline,
+         *                quorum, linger, silence, a listener. The job's settings, the client, the topology and the rank are
+         *                set here from this context. Null (default): {@link SliceServers.Context}'s defaults.
+         * @return this for a fluent API.
+         */
+        public Context sliceServers(final SliceServers.Context serving) {
+            this.serving = serving;
+            return this;
+        }
+
+        /** @return the slice servers of this process once concluded with a topology, else null. */
+        public SliceServers sliceServers() {
+            return sliceServers;
+        }
+
+        private void concludeServing() {
+            if (sliceServers != null) {
+                return; // concluded before
+            }
+            if (workerId < 0 || workerId >= topology.slices()) {
+                throw new IllegalArgumentException("workerId must be in [0, " + topology.slices() + ") of the topology's ranks, got " + workerId);
+            }
+            if (owners != null) {
+                throw new IllegalArgumentException("owners: give either a topology (the exchange serves and moves slices) or owners, not both");
+            }
+            chunkWords(topology.chunkWords(paramCount(), chunkWords()));
+            if (shards.isEmpty()) {
+                shards = topology.endpoints(paramCount(), chunkWords(), workers(), topology.host(workerId));
+            }
+            final SliceServers.Context s = serving == null ? new SliceServers.Context() : serving;
+            s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
+                .chunkWords(chunkWords()).secret(secret()).frameMac(frameMac());
+            sliceServers = new SliceServers(s);
+            owners = new SliceOwners(topology, workerId, s.silenceNs(), sliceServers::serve);
+            if (join) {
+                owners.joining();
+            }
         }
 
         /**

@@ -330,7 +330,8 @@ final class ShardState implements AutoCloseable {
         }
         final long nonce = session.nextNonce();
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
-            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce, session.epochTimeMs(), helloFlags);
+            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce,
+            session.epochTimeMs(), helloFlags);
         bufferClaim.commit();
         nonces[nonceCount++ % NONCES] = nonce;
         counters.bytesUp().getAndAddRelease(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));

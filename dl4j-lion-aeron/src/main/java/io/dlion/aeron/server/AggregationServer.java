@@ -27,8 +27,12 @@ import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -90,7 +94,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code JOIN_NOTICE} broadcast before any further result, and waits for the worker again from round R on; the donor
  * hands it its parameters as of the start of round R (see {@code AeronVoteExchange.awaitJoin}).
  * <p>
- * Run it on an {@code AgentRunner} (dedicated thread) or an {@code AgentInvoker} (tests, one thread).
+ * Start it with {@link #launch(Context)}: a running server on a thread of its own, stopped and freed by {@link #close()}
+ * (several servers on one thread: {@link AggregationServers#launch(java.util.List)}). Tests that pump the duty cycle
+ * on their own thread construct it and call {@link #doWork()} themselves (or through an {@code AgentInvoker}).
  */
 public final class AggregationServer implements Agent, AutoCloseable {
     private final Context ctx;
@@ -116,13 +122,33 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final VoterSet missing;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
+    /** The thread {@link #launch(Context)} runs this server on, null when the caller runs the duty cycle. */
+    private final AgentRunner runner;
 
     /**
-     * Create the server: adds the chunk subscription, the result publication and the counters.
+     * Create the server without starting it: adds the chunk subscription, the result publication and the counters; the
+     * caller runs {@link #doWork()} (an {@code AgentRunner}, an {@code AgentInvoker}, or a test's own loop).
      *
      * @param ctx configuration, concluded here.
      */
     public AggregationServer(final Context ctx) {
+        this(ctx, false);
+    }
+
+    /**
+     * Create the server and start its duty cycle on a thread of its own ({@link Context#idleStrategy()}, errors to
+     * {@link Context#errorHandler()}): the one way a process starts a server.
+     *
+     * @param ctx configuration, concluded here.
+     * @return the running server; {@link #close()} stops its thread and frees what it holds.
+     */
+    public static AggregationServer launch(final Context ctx) {
+        final AggregationServer server = new AggregationServer(ctx, true);
+        AgentRunner.startOnThread(server.runner);
+        return server;
+    }
+
+    private AggregationServer(final Context ctx, final boolean ownThread) {
         this.ctx = ctx.conclude();
         final int chunkWords = ctx.payloadChunkWords();
         this.layout = new ChunkLayout(ctx.paramCount(), ctx.fromParam, ctx.toParam, chunkWords);
@@ -148,7 +174,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         final int need = (ctx.payload == Payload.FP32 ? MeanChunkFlyweight.length(VoterSet.wordsFor(workers), (long) chunkWords * Long.SIZE)
             : MessageHeaderFlyweight.HEADER_LENGTH + chunkWords * Long.BYTES) + tag;
         if (publication.maxPayloadLength() < need) {
-            close();
+            free();
             throw new IllegalArgumentException("resultChannel mtu too small for " + ctx.payload + " chunks of " + chunkWords + " words: max payload "
                 + publication.maxPayloadLength() + " bytes, need " + need + " (use mtu=8k or fewer chunkWords)");
         }
@@ -165,9 +191,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             this.relay = new HandOverRelay(ctx.aeron, ctx.voteChannel, ctx.resultChannel, ctx.handOverStreamId, ctx.jobId(), workers, ctx.shard,
                 ctx.secret(), ctx.fragmentLimit);
         } catch (final RuntimeException ex) {
-            close();
+            free();
             throw ex;
         }
+        this.runner = ownThread ? new AgentRunner(ctx.idleStrategy(), ctx.errorHandler(), null, this) : null;
     }
 
     @Override
@@ -207,11 +234,23 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     @Override
     public void onClose() {
-        close();
+        free();
     }
 
+    /**
+     * Stop the server: a launched server's thread is stopped first (it frees the server as it ends); a server the caller
+     * runs is freed at once.
+     */
     @Override
     public void close() {
+        if (runner != null) {
+            CloseHelper.close(runner);
+        } else {
+            free();
+        }
+    }
+
+    private void free() {
         CloseHelper.closeAll(relay, counters, publication, subscription);
     }
 
@@ -489,6 +528,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private Payload payload = Payload.SIGNS;
+        private IdleStrategy idleStrategy;
+        private ErrorHandler errorHandler;
 
         /**
          * Validate the configuration once and fill derived defaults.
@@ -544,6 +585,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 throw new IllegalArgumentException("helloMaxSkewMs must be >= 0, got " + helloMaxSkewMs);
             }
             Objects.requireNonNull(epochClock, "epochClock");
+            if (idleStrategy == null) {
+                idleStrategy = new BackoffIdleStrategy();
+            }
+            if (errorHandler == null) {
+                errorHandler = AggregationServer::logError;
+            }
             return this;
         }
 
@@ -807,5 +854,37 @@ public final class AggregationServer implements Agent, AutoCloseable {
         public EpochClock epochClock() {
             return epochClock;
         }
+
+        /**
+         * @param idleStrategy how a launched server's thread idles between duty cycles (default: a new
+         *                     {@link BackoffIdleStrategy}; one per server, as an idle strategy has state).
+         * @return this for a fluent API.
+         */
+        public Context idleStrategy(final IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+            return this;
+        }
+
+        public IdleStrategy idleStrategy() {
+            return idleStrategy;
+        }
+
+        /**
+         * @param errorHandler what a launched server's thread does with an exception of the duty cycle (default: log it
+         *                     at ERROR and go on).
+         * @return this for a fluent API.
+         */
+        public Context errorHandler(final ErrorHandler errorHandler) {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+
+        public ErrorHandler errorHandler() {
+            return errorHandler;
+        }
+    }
+
+    private static void logError(final Throwable ex) {
+        System.getLogger(AggregationServer.class.getName()).log(System.Logger.Level.ERROR, "aggregation server error", ex);
     }
 }

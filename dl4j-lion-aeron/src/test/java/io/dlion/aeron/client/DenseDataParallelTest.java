@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 
 import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
@@ -20,8 +19,6 @@ import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.dense.DenseWorker;
 import io.dlion.exchange.RoundTimes;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
@@ -250,13 +247,11 @@ class DenseDataParallelTest {
         final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
         final List<ShardEndpoint> shards = new ArrayList<>();
         for (int s = 0; s < slices; s++) {
-            final AggregationServer server = new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
+            final AggregationServer server = AggregationServer.launch(new AggregationServer.Context().payload(Payload.FP32)
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).windowChunks(2)
                 .shard(s).paramRange(bounds[s], bounds[s + 1])
-                .voteChannel(IPC).voteStreamId(1881 + 2 * s).resultChannel(IPC).resultStreamId(1882 + 2 * s));
-            final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), serverErrors::add, null, server);
-            AgentRunner.startOnThread(runner);
-            open.add(runner);
+                .voteChannel(IPC).voteStreamId(1881 + 2 * s).resultChannel(IPC).resultStreamId(1882 + 2 * s).errorHandler(serverErrors::add));
+            open.add(server);
             shards.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], IPC, 1881 + 2 * s, IPC, 1882 + 2 * s));
         }
         final List<AeronMeanExchange> exchanges = new ArrayList<>();

@@ -1,5 +1,7 @@
 package io.dlion.aeron.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Subscription;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The agent itself, pumped by hand on the test thread: its duty cycle, and nothing else, takes the votes. */
@@ -39,6 +43,53 @@ class AggregationServerTest {
     @AfterEach
     void tearDown() {
         CloseHelper.closeAll(results, server, runtime);
+    }
+
+    @Test
+    void shouldRunALaunchedServerOnAThreadOfItsOwnUntilClosed() throws InterruptedException {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        server = AggregationServer.launch(new AggregationServer.Context()
+            .aeron(runtime.aeron()).jobId(JOB).workers(WORKERS).paramCount(PARAMS).chunkWords(CHUNK_WORDS)
+            .voteChannel(IPC).voteStreamId(1783).resultChannel(IPC).resultStreamId(1784));
+        final String role = server.roleName();
+        assertTrue(threadNamed(role), "the duty cycle runs on a thread named " + role);
+        results = runtime.aeron().addSubscription(IPC, 1784);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!server.isConnected() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertTrue(server.isConnected(), "the launched server publishes results");
+        server.close();
+        assertFalse(threadNamed(role), "close() stops the server's thread");
+        assertTrue(server.counters().bytesIn().isClosed(), "and frees the server's counters");
+    }
+
+    @Test
+    void shouldRunSeveralServersOnOneThread() {
+        runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        final List<AggregationServer.Context> contexts = new ArrayList<>();
+        for (int s = 0; s < 2; s++) {
+            contexts.add(new AggregationServer.Context().aeron(runtime.aeron()).jobId(JOB).workers(WORKERS).paramCount(PARAMS)
+                .chunkWords(CHUNK_WORDS).shard(s).paramRange(s * 1_280L, s == 0 ? 1_280L : PARAMS)
+                .voteChannel(IPC).voteStreamId(1785 + 2 * s).resultChannel(IPC).resultStreamId(1786 + 2 * s));
+        }
+        final AggregationServers servers = AggregationServers.launch(contexts);
+        assertEquals(2, servers.servers().size());
+        servers.close();
+        for (final AggregationServer each : servers.servers()) {
+            assertTrue(each.counters().bytesIn().isClosed(), "closing the thread frees server " + each.roleName());
+        }
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> AggregationServers.launch(List.of()));
+        assertTrue(none.getMessage().contains("contexts"), none.getMessage());
+    }
+
+    private static boolean threadNamed(final String name) {
+        for (final Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name) && t.isAlive()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

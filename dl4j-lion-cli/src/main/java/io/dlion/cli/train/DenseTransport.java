@@ -1,10 +1,5 @@
 package io.dlion.cli.train;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,14 +12,11 @@ import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.server.AggregationServer;
+import io.dlion.aeron.server.AggregationServers;
 import io.dlion.aeron.server.Payload;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.exchange.MeanExchange;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.CompositeAgent;
 
 /**
  * Where the workers of dense data-parallel training send their gradients: {@link AggregationServer}s of
@@ -38,15 +30,15 @@ public final class DenseTransport implements AutoCloseable {
 
     private final AeronRuntime runtime;
     private final boolean ownsRuntime;
-    private final AgentRunner serverRunner;
+    private final AggregationServers servers;
     private final AtomicReference<Throwable> serverError;
     private final AeronMeanExchange.Context template;
 
-    private DenseTransport(final AeronRuntime runtime, final boolean ownsRuntime, final AgentRunner serverRunner,
+    private DenseTransport(final AeronRuntime runtime, final boolean ownsRuntime, final AggregationServers servers,
         final AtomicReference<Throwable> serverError, final AeronMeanExchange.Context template) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        this.serverRunner = serverRunner;
+        this.servers = servers;
         this.serverError = serverError;
         this.template = template;
     }
@@ -69,17 +61,17 @@ public final class DenseTransport implements AutoCloseable {
         final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
         final int streams = Topology.linkStreams(topology, workers);
         final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final List<AggregationServer> servers = new ArrayList<>();
-        AgentRunner runner = null;
         try {
+            final List<AggregationServer.Context> contexts = new ArrayList<>();
             final List<ShardEndpoint> endpoints = new ArrayList<>();
+            final AtomicReference<Throwable> error = new AtomicReference<>();
             for (int s = 0; s < slices; s++) {
                 final String serverVotes;
                 final String serverResults;
                 final String workerResults;
                 if (udp) {
-                    final int votePort = freeUdpPort();
-                    final int controlPort = freeUdpPort();
+                    final int votePort = Channels.freeUdpPort();
+                    final int controlPort = Channels.freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
                     serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
                     workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
@@ -91,25 +83,16 @@ public final class DenseTransport implements AutoCloseable {
                 }
                 final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT + 2 * s;
                 final int resultStream = voteStream + 1;
-                servers.add(new AggregationServer(new AggregationServer.Context().payload(Payload.FP32)
+                contexts.add(new AggregationServer.Context().payload(Payload.FP32)
                     .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shard(s).paramRange(bounds[s], bounds[s + 1])
                     .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
-                    .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10))));
+                    .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10)).errorHandler(ex -> error.compareAndSet(null, ex)));
                 endpoints.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], serverVotes, voteStream, workerResults,
                     resultStream));
             }
-            final Agent agent = servers.size() == 1 ? servers.get(0) : new CompositeAgent(new ArrayList<Agent>(servers));
-            final AtomicReference<Throwable> error = new AtomicReference<>();
-            runner = new AgentRunner(new BackoffIdleStrategy(), ex -> error.compareAndSet(null, ex), null, agent);
-            AgentRunner.startOnThread(runner);
-            return new DenseTransport(runtime, true, runner, error, new AeronMeanExchange.Context()
+            return new DenseTransport(runtime, true, AggregationServers.launch(contexts), error, new AeronMeanExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shards(endpoints));
         } catch (final RuntimeException ex) {
-            if (runner != null) {
-                CloseHelper.quietClose(runner);
-            } else {
-                CloseHelper.quietCloseAll(servers);
-            }
             CloseHelper.quietClose(runtime);
             throw ex;
         }
@@ -160,17 +143,9 @@ public final class DenseTransport implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.close(serverRunner);
+        CloseHelper.close(servers);
         if (ownsRuntime) {
             CloseHelper.close(runtime);
-        }
-    }
-
-    private static int freeUdpPort() {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            return socket.getLocalPort();
-        } catch (final IOException ex) {
-            throw new UncheckedIOException(ex);
         }
     }
 }

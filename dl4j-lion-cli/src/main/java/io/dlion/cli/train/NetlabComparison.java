@@ -208,7 +208,8 @@ public final class NetlabComparison {
             final double perEpoch = secondsPerEpoch(job);
             final Double toTarget = secondsTo(job, target);
             final long counted = last.bytesUp + last.bytesDown;
-            sb.append(String.format(Locale.ROOT, "| %s%s | %.1f | %s | %.2f%% | %,d | %s | %s |", r.label(), r.exitCode() == 0 ? "" : " (exit " + r.exitCode() + ")",
+            sb.append(String.format(Locale.ROOT, "| %s%s | %.1f | %s | %.2f%% | %,d | %s | %s |", r.label(),
+                r.exitCode() == 0 ? "" : " (exit " + r.exitCode() + ")",
                 perEpoch, toTarget == null ? "not reached" : String.format(Locale.ROOT, "%.1f", toTarget), 100 * last.testAccuracy,
                 counted, r.linkBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d (%.2fx)", r.linkBytes(), (double) r.linkBytes() / counted),
                 r.linkDrops() < 0 ? "-" : String.format(Locale.ROOT, "%,d", r.linkDrops())));

@@ -4,10 +4,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.dist.JobRun;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
@@ -66,12 +66,13 @@ public final class RemoteTransport implements VoteTransport {
     }
 
     /**
-     * @param s      where the servers are and how to reach them.
-     * @param shared a runtime to share (the process's server runs on it), or null for one of its own.
-     * @param owners who serves which slice of a sharded job, and who takes a dead rank's slice over; null for servers
-     *               that never move.
+     * @param s       where the servers are and how to reach them.
+     * @param shared  a runtime to share (the process's server runs on it), or null for one of its own.
+     * @param serving for a sharded job: what is asked of the slice servers the exchange runs in this process (its own
+     *                slice, and a dead rank's it takes over: {@link AeronVoteExchange.Context#topology}); null for servers
+     *                this process does not run.
      */
-    public RemoteTransport(final Settings s, final AeronRuntime shared, final SliceOwners owners) {
+    public RemoteTransport(final Settings s, final AeronRuntime shared, final SliceServers.Context serving) {
         this.settings = s;
         this.ownsRuntime = shared == null;
         this.runtime = shared != null ? shared : runtime(s);
@@ -80,8 +81,10 @@ public final class RemoteTransport implements VoteTransport {
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule()).chunkWords(chunkWords)
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
             .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost(),
-                runtime.aeron().nextCorrelationId()))
-            .owners(owners);
+                runtime.aeron().nextCorrelationId()));
+        if (serving != null) {
+            template.topology(s.topology()).sliceServers(serving);
+        }
     }
 
     /**

@@ -258,7 +258,8 @@ public final class Sweep {
 
     /** @return the Markdown table of every run of one model (the whole learning-rate grid). */
     public static String gridTable(final List<Outcome> outcomes, final String model) {
-        final StringBuilder sb = new StringBuilder("| method | N | global batch | lr | seed | steps | test accuracy | wall s |\n|---|---|---|---|---|---|---|---|\n");
+        final StringBuilder sb = new StringBuilder("| method | N | global batch | lr | seed | steps | test accuracy | wall s |\n"
+            + "|---|---|---|---|---|---|---|---|\n");
         for (final Outcome o : outcomes) {
             if (!o.run().model().equals(model)) {
                 continue;

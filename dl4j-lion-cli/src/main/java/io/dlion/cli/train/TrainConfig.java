@@ -12,7 +12,28 @@ public final class TrainConfig {
     public enum Dataset { FASHION_MNIST, CIFAR10 }
 
     /** Transports of the D-Lion votes. */
-    public enum Transport { INPROC, AERON_IPC, AERON_UDP }
+    public enum Transport {
+        INPROC, AERON_IPC, AERON_UDP;
+
+        /** @return the command line's name: {@code inproc}, {@code aeron-ipc} or {@code aeron-udp}. */
+        public String cliName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        /**
+         * @param name a command-line name.
+         * @return its transport.
+         * @throws IllegalArgumentException naming {@code --transport} and the valid names.
+         */
+        public static Transport parse(final String name) {
+            for (final Transport t : values()) {
+                if (t.cliName().equals(name)) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("--transport must be inproc, aeron-ipc or aeron-udp, got '" + name + "'");
+        }
+    }
 
     Dataset dataset = Dataset.FASHION_MNIST;
     Path dataDir;

@@ -26,19 +26,7 @@ public final class TrainConfigs {
             default:
                 throw new IllegalArgumentException("--dataset must be fashion-mnist or cifar10, got '" + dataset + "'");
         }
-        switch (transport) {
-            case "inproc":
-                c.transport = TrainConfig.Transport.INPROC;
-                break;
-            case "aeron-ipc":
-                c.transport = TrainConfig.Transport.AERON_IPC;
-                break;
-            case "aeron-udp":
-                c.transport = TrainConfig.Transport.AERON_UDP;
-                break;
-            default:
-                throw new IllegalArgumentException("--transport must be inproc, aeron-ipc or aeron-udp, got '" + transport + "'");
-        }
+        c.transport = TrainConfig.Transport.parse(transport);
         if (epochTimeoutSeconds < 1) {
             throw new IllegalArgumentException("--epoch-timeout must be >= 1, got " + epochTimeoutSeconds);
         }

@@ -3,7 +3,6 @@ package io.dlion.cli.train;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -215,6 +214,7 @@ public final class Trainer {
         return metrics;
     }
 
+    @SuppressWarnings("try") // the probes are closed by hand before the jobs, and by the try when a round throws
     private List<EpochMetrics> runDLion(final DataSet train, final DataSet test) throws Exception {
         final int n = config.workers;
         final int[] local = config.localWorkers != null ? config.localWorkers : java.util.stream.IntStream.range(0, n).toArray();

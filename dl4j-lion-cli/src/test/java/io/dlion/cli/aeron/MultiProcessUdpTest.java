@@ -1,7 +1,6 @@
 package io.dlion.cli.aeron;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -15,14 +14,13 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +41,7 @@ class MultiProcessUdpTest {
     private static final long SEED = 17;
 
     private AeronRuntime runtime;
-    private AgentRunner serverRunner;
+    private AggregationServer launched;
     private final List<Process> processes = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
 
@@ -52,7 +50,7 @@ class MultiProcessUdpTest {
         for (final Process process : processes) {
             process.destroyForcibly();
         }
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.closeAll(launched, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -148,14 +146,13 @@ class MultiProcessUdpTest {
 
     /** @return the command line of a vote-worker process of this job, without its topology and secret. */
     private static List<String> voteWorker(final int id, final int n, final long params, final int rounds) {
-        return new ArrayList<>(List.of(
-            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-Xmx256m", "-XX:TieredStopAtLevel=1",
+        final List<String> command = ChildProcess.java();
+        command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
             "-cp", System.getProperty("java.class.path"),
             DLionCli.class.getName(), "vote-worker",
             "--job", Integer.toString(JOB), "--worker-id", Integer.toString(id), "--workers", Integer.toString(n),
             "--params", Long.toString(params), "--rounds", Integer.toString(rounds), "--seed", Long.toString(SEED)));
+        return command;
     }
 
     private static List<String> naiveDigests(final int n, final long params, final int rounds, final VoteRule rule) {
@@ -196,13 +193,12 @@ class MultiProcessUdpTest {
         final int votePort = TestPorts.freeUdpPort();
         final int controlPort = TestPorts.freeUdpPort();
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
             .secret(secretFile == null ? null : Frames.SECRET).frameMac(secretFile != null)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, n))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)));
-        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(serverRunner);
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, n)).errorHandler(serverError::set));
+        launched = server;
 
         for (int i = 0; i < n; i++) {
             final List<String> command = voteWorker(i, n, params, rounds);
@@ -217,7 +213,8 @@ class MultiProcessUdpTest {
             final List<String> digests = digests(process, n, output);
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "worker exits");
             assertEquals(0, process.exitValue(), output.toString());
-            assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds=" + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
+            assertEquals(expected, digests, output + " server rejected=" + server.counters().rejectedTotal() + " rounds="
+                + server.counters().rounds().get() + " chunks=" + server.counters().chunksVoted().get());
         }
         assertEquals(rounds, server.counters().rounds().get());
         // with --frame-mac, an untagged vote or a HELLO without the flag would have been refused (and no round completed)

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
@@ -98,9 +99,8 @@ class ServerKillTest {
     }
 
     private Process start(final String subcommand, final List<String> common, final String... args) throws IOException {
-        final List<String> command = new ArrayList<>(List.of(
-            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+        final List<String> command = ChildProcess.java();
+        command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
             "-cp", System.getProperty("java.class.path"), DLionCli.class.getName(), subcommand));
         command.addAll(List.of(args));
         command.addAll(common);

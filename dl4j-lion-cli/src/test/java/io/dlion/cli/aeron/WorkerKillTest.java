@@ -17,14 +17,13 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.cli.DLionCli;
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.SyntheticVotes;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -50,7 +49,7 @@ class WorkerKillTest {
     private static final long DEADLINE_MS = 500;
 
     private AeronRuntime runtime;
-    private AgentRunner serverRunner;
+    private AggregationServer launched;
     private final List<Process> processes = new ArrayList<>();
     private final AtomicReference<Throwable> serverError = new AtomicReference<>();
 
@@ -59,7 +58,7 @@ class WorkerKillTest {
         for (final Process process : processes) {
             process.destroyForcibly();
         }
-        CloseHelper.closeAll(serverRunner, runtime);
+        CloseHelper.closeAll(launched, runtime);
         assertNull(serverError.get(), "server agent error");
     }
 
@@ -77,26 +76,25 @@ class WorkerKillTest {
         final CountDownLatch up = new CountDownLatch(N);
         final List<CompletableFuture<List<String>>> outputs = new ArrayList<>();
         for (int i = 0; i < N; i++) {
-            final Process process = new ProcessBuilder(List.of(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+            final List<String> command = ChildProcess.java();
+            command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), DLionCli.class.getName(), "vote-worker",
                 "--job", Integer.toString(JOB), "--worker-id", Integer.toString(i), "--workers", Integer.toString(N),
                 "--params", Long.toString(PARAMS), "--rounds", Integer.toString(ROUNDS), "--seed", Long.toString(SEED),
                 "--round-pause-ms", "50", "--timeout-ms", "20000", "--connect-timeout-ms", "60000", "--secret-file", secret.getPath(),
-                "--udp", "127.0.0.1:" + votePort + ":" + controlPort)).redirectErrorStream(true).start();
+                "--udp", "127.0.0.1:" + votePort + ":" + controlPort));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             processes.add(process);
             final String killAfter = i == N - 1 ? "round 4 " : null;
             outputs.add(CompletableFuture.supplyAsync(() -> lines(process, killAfter, up)));
         }
         assertTrue(up.await(60, TimeUnit.SECONDS), "every worker started");
-        final AggregationServer server = new AggregationServer(new AggregationServer.Context()
+        final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
             .aeron(runtime.aeron()).jobId(JOB).workers(N).paramCount(PARAMS).rule(VoteRule.MAJORITY).minVoters(2)
             .roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS)).secret(Frames.SECRET)
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
-            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)));
-        serverRunner = new AgentRunner(new BackoffIdleStrategy(), serverError::set, null, server);
-        AgentRunner.startOnThread(serverRunner);
+            .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)).errorHandler(serverError::set));
+        launched = server;
         final List<String> victim = outputs.get(N - 1).get(60, TimeUnit.SECONDS);
         final long killedAtNs = System.nanoTime();
         assertTrue(victim.get(victim.size() - 1).startsWith("round 4 "), String.join("\n", victim));

@@ -73,7 +73,7 @@ class ViTConfigTest {
             Arguments.of("updater", (UnaryOperator<ViTConfig.Builder>) b -> b.updater(null)),
             Arguments.of("weightDecay", (UnaryOperator<ViTConfig.Builder>) b -> b.weightDecay(-0.1)),
             Arguments.of("weightDecay", (UnaryOperator<ViTConfig.Builder>) b -> b.weightDecay(Double.NaN)),
-            Arguments.of("dataType", (UnaryOperator<ViTConfig.Builder>) b -> b.dataType(DataType.INT)));
+            Arguments.of("dataType", (UnaryOperator<ViTConfig.Builder>) b -> b.dataType(DataType.INT32)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -111,7 +111,7 @@ class ViTTest {
         assertEquals(net.numParams(), net.getUpdater().getStateViewArray().length(), "Lion keeps one momentum per parameter");
         assertEquals(net.numParams(), net.getFlattenedGradients().length());
         final INDArray step = net.params().sub(before);
-        final long moved = step.neq(0).castTo(DataType.INT).sumNumber().longValue();
+        final long moved = step.neq(0).castTo(DataType.INT32).sumNumber().longValue();
         assertTrue(moved > 0.9 * net.numParams(), moved + " of " + net.numParams() + " parameters moved");
     }
 

@@ -1,0 +1,311 @@
+package io.dlion.aeron.server;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.aeron.Aeron;
+import io.dlion.aeron.Configuration;
+import io.dlion.aeron.JobContext;
+import io.dlion.aeron.SliceOwners;
+import io.dlion.aeron.Topology;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+
+/**
+ * The slice servers a worker process of a sharded job runs: its own slice's from the start, and every slice a dead rank
+ * served that the failover rule gives to this rank ({@link SliceOwners}), each an {@link AggregationServer} launched on
+ * the worker's Aeron client, on the slice's ports of the {@link Topology}, bound to every address of the host.
+ * <p>
+ * A worker does not make one itself: the exchange does, when its context is given the topology
+ * ({@code AeronVoteExchange.Context.topology}), and closes it with the exchange. What is asked of the servers (the round
+ * deadline, the quorum, how long to linger for the other workers at the end) is this class's {@link Context}.
+ * <p>
+ * Call order: {@link #serve(int)} for this rank's slice before the worker connects, then from the training thread for
+ * each slice taken over → {@link #close()}, which keeps the servers up while another worker still reads their results
+ * (at most {@link Context#lingerNs()}), then closes them. Not thread-safe: the worker's training thread only.
+ */
+public final class SliceServers implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(SliceServers.class.getName());
+
+    /** What a process does when it starts or stops serving a slice, e.g. print it or export its metrics. */
+    public interface Listener {
+        /**
+         * A server of this process started.
+         *
+         * @param server    the running server; {@code server.context().shard()} is its slice.
+         * @param takenOver true for a dead rank's slice, false for this rank's own.
+         */
+        void onServing(AggregationServer server, boolean takenOver);
+
+        /**
+         * A server of this process is about to close, its rounds done: its counters are final.
+         *
+         * @param server the server.
+         */
+        default void onClosing(AggregationServer server) {
+        }
+    }
+
+    private final Context ctx;
+    private final List<AggregationServer> servers = new ArrayList<>();
+    private boolean closed;
+
+    /**
+     * Nothing is served until {@link #serve(int)}.
+     *
+     * @param ctx configuration, concluded here.
+     */
+    public SliceServers(final Context ctx) {
+        this.ctx = ctx.conclude();
+    }
+
+    /**
+     * Start serving a slice in this process, on its own thread.
+     *
+     * @param slice the slice: this rank's, or one the failover rule moved here.
+     * @return the running server.
+     * @throws IllegalStateException when closed, or when the slice is served here already.
+     */
+    public AggregationServer serve(final int slice) {
+        if (closed) {
+            throw new IllegalStateException("slice servers closed");
+        }
+        for (final AggregationServer s : servers) {
+            if (s.context().shard() == slice) {
+                throw new IllegalStateException("slice " + slice + " is served here already");
+            }
+        }
+        final AggregationServer.Context server = new AggregationServer.Context()
+            .aeron(ctx.aeron).jobId(ctx.jobId()).workers(ctx.workers()).paramCount(ctx.paramCount()).rule(ctx.rule())
+            .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
+            .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters)
+            .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
+            .slice(ctx.topology, slice);
+        if (ctx.errorHandler != null) {
+            server.errorHandler(ctx.errorHandler);
+        }
+        final AggregationServer launched = AggregationServer.launch(server);
+        servers.add(launched);
+        final boolean takenOver = slice != ctx.rank;
+        LOG.log(System.Logger.Level.INFO, () -> "rank " + ctx.rank + (takenOver ? " takes over slice " : " serves slice ") + slice
+            + " of " + ctx.topology.slices() + ": " + launched.layout());
+        if (ctx.listener != null) {
+            ctx.listener.onServing(launched, takenOver);
+        }
+        return launched;
+    }
+
+    /** @return the servers running here, in the order they started (this rank's own first, unless it joined). */
+    public List<AggregationServer> servers() {
+        return Collections.unmodifiableList(servers);
+    }
+
+    /** @return the configuration. */
+    public Context context() {
+        return ctx;
+    }
+
+    /**
+     * Keep the servers up while another worker is still connected to their results (it may still be reading the last
+     * round's result or its retransmissions), at most {@link Context#lingerNs()}, then close them.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        final long deadline = System.nanoTime() + ctx.lingerNs;
+        try {
+            for (final AggregationServer server : servers) {
+                while (server.isConnected() && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10);
+                }
+            }
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } finally {
+            for (final AggregationServer server : servers) {
+                if (ctx.listener != null) {
+                    ctx.listener.onClosing(server);
+                }
+            }
+            CloseHelper.closeAll(servers);
+        }
+    }
+
+    /**
+     * Configuration of a process's slice servers: the job's shared settings ({@link JobContext}, which the exchange
+     * copies from its own context), the topology and this rank, and what is asked of the servers. Required:
+     * {@link #aeron(Aeron)}, {@link #topology(Topology)}, {@link #rank(int)} and the job's settings.
+     */
+    public static final class Context extends JobContext<Context> {
+        private Aeron aeron;
+        private Topology topology;
+        private int rank = -1;
+        private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
+        private int minVoters;
+        private long lingerNs = TimeUnit.SECONDS.toNanos(Configuration.LINGER_S_DEFAULT);
+        private long silenceNs = SliceOwners.DEFAULT_SILENCE_NS;
+        private Listener listener;
+        private ErrorHandler errorHandler;
+
+        /**
+         * Validate once.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the field that is wrong.
+         */
+        @Override
+        public Context conclude() {
+            super.conclude();
+            Objects.requireNonNull(aeron, "aeron");
+            Objects.requireNonNull(topology, "topology");
+            if (!Topology.SHARDED.equals(topology.name())) {
+                throw new IllegalArgumentException("topology must be sharded (every worker serves a slice), got " + topology);
+            }
+            if (topology.slices() != workers()) {
+                throw new IllegalArgumentException("topology has " + topology.slices() + " slices, must be one per worker, workers="
+                    + workers());
+            }
+            if (rank < 0 || rank >= workers()) {
+                throw new IllegalArgumentException("rank must be in [0, " + workers() + "), got " + rank);
+            }
+            if (roundTimeoutNs <= 0) {
+                throw new IllegalArgumentException("roundTimeoutNs must be > 0, got " + roundTimeoutNs);
+            }
+            if (minVoters < 0 || minVoters > workers()) {
+                throw new IllegalArgumentException("minVoters must be in [0, workers=" + workers() + "] (0: a majority), got " + minVoters);
+            }
+            if (lingerNs < 0) {
+                throw new IllegalArgumentException("lingerNs must be >= 0, got " + lingerNs);
+            }
+            return this;
+        }
+
+        /**
+         * @param aeron the worker's client, which the servers share; not closed here.
+         * @return this for a fluent API.
+         */
+        public Context aeron(final Aeron aeron) {
+            this.aeron = aeron;
+            return this;
+        }
+
+        public Aeron aeron() {
+            return aeron;
+        }
+
+        /**
+         * @param topology the sharded layout: rank r serves slice r on {@code hosts[r]} at the start.
+         * @return this for a fluent API.
+         */
+        public Context topology(final Topology topology) {
+            this.topology = topology;
+            return this;
+        }
+
+        public Topology topology() {
+            return topology;
+        }
+
+        /**
+         * @param rank this worker's rank (its worker id).
+         * @return this for a fluent API.
+         */
+        public Context rank(final int rank) {
+            this.rank = rank;
+            return this;
+        }
+
+        public int rank() {
+            return rank;
+        }
+
+        /**
+         * @param roundTimeoutNs each server's round deadline ({@link AggregationServer.Context#roundTimeoutNs(long)}; default
+         *                       {@link Configuration#roundTimeoutMs()}).
+         * @return this for a fluent API.
+         */
+        public Context roundTimeoutNs(final long roundTimeoutNs) {
+            this.roundTimeoutNs = roundTimeoutNs;
+            return this;
+        }
+
+        public long roundTimeoutNs() {
+            return roundTimeoutNs;
+        }
+
+        /**
+         * @param minVoters each server's quorum ({@link AggregationServer.Context#minVoters(int)}); 0 (default) for a
+         *                  majority of the workers.
+         * @return this for a fluent API.
+         */
+        public Context minVoters(final int minVoters) {
+            this.minVoters = minVoters;
+            return this;
+        }
+
+        public int minVoters() {
+            return minVoters;
+        }
+
+        /**
+         * @param lingerNs how long {@link SliceServers#close()} keeps the servers up for workers still reading their
+         *                 results (default {@value Configuration#LINGER_S_DEFAULT} s).
+         * @return this for a fluent API.
+         */
+        public Context lingerNs(final long lingerNs) {
+            this.lingerNs = lingerNs;
+            return this;
+        }
+
+        public long lingerNs() {
+            return lingerNs;
+        }
+
+        /**
+         * @param silenceNs how long a slice's server may be silent, its publication disconnected, before the worker counts
+         *                  its rank dead ({@link SliceOwners#silenceNs()}; default {@link SliceOwners#DEFAULT_SILENCE_NS}).
+         * @return this for a fluent API.
+         */
+        public Context silenceNs(final long silenceNs) {
+            this.silenceNs = silenceNs;
+            return this;
+        }
+
+        public long silenceNs() {
+            return silenceNs;
+        }
+
+        /**
+         * @param listener told when a server starts and before it closes; null for none (default).
+         * @return this for a fluent API.
+         */
+        public Context listener(final Listener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        public Listener listener() {
+            return listener;
+        }
+
+        /**
+         * @param errorHandler the servers' threads' ({@link AggregationServer.Context#errorHandler(ErrorHandler)}); null
+         *                     (default) logs.
+         * @return this for a fluent API.
+         */
+        public Context errorHandler(final ErrorHandler errorHandler) {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+
+        public ErrorHandler errorHandler() {
+            return errorHandler;
+        }
+    }
+}
