@@ -88,7 +88,7 @@ public final class AeronVoteExchange implements VoteExchange {
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
         this.vote = new long[totalWords];
         this.session = newSession(ctx.join);
-        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.chunkWords(), ctx.shards.size());
+        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.shards.size());
         this.shards = new ShardState[ctx.shards.size()];
         this.shardOwner = new int[shards.length];
         for (int i = 0; i < shards.length; i++) {

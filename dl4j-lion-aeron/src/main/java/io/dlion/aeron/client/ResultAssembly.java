@@ -36,7 +36,9 @@ final class ResultAssembly {
     private final VoteRule rule;
     private final long paramCount;
     private final int totalWords;
-    private final long[][] scratch;
+    /** {@code {sign}} and, once allocated, {@code {sign, tie}}: what a decoder writes. */
+    private final long[][] signPlane;
+    private long[][] signAndTie;
     /** Down-link decoder by voter count (index 0 unused). */
     private final DownlinkEncoding[] downlinks;
     private final long[] sign;
@@ -63,10 +65,9 @@ final class ResultAssembly {
      * @param rule       the servers' rule.
      * @param paramCount parameters of the vector.
      * @param workers    workers of the job: the largest voter count.
-     * @param chunkWords the largest chunk, in words.
      * @param shards     number of shards.
      */
-    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int chunkWords, final int shards) {
+    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int shards) {
         this.rule = rule;
         this.paramCount = paramCount;
         this.totalWords = (int) ((paramCount + 63) >>> 6);
@@ -75,14 +76,14 @@ final class ResultAssembly {
             downlinks[v] = DownlinkEncoding.of(rule, v);
         }
         if (rule == VoteRule.MAJORITY) {
-            this.scratch = new long[2][chunkWords];
             this.sign = new long[totalWords];
+            this.signPlane = new long[][] {sign};
             this.planes = null;
             this.planeViews = null;
         } else {
             final int count = VoteAggregator.planes(workers);
-            this.scratch = new long[count][chunkWords];
             this.sign = null;
+            this.signPlane = null;
             this.planes = new long[count][totalWords];
             this.planeViews = new long[count + 1][][];
             for (int c = 0; c <= count; c++) {
@@ -136,42 +137,44 @@ final class ResultAssembly {
     }
 
     /**
-     * Decode one result chunk into the buffers. The frame around it was checked by the caller (encoding, length).
+     * Decode one result chunk straight into the buffers. The frame around it was checked by the caller (encoding,
+     * length).
      *
      * @param shard      index of the shard that sent it.
      * @param body       the buffer holding the encoded chunk.
      * @param index      where the encoded chunk starts in {@code body}.
      * @param params     parameters in the chunk.
      * @param wordOffset first word of the chunk.
-     * @param words      words of the chunk, at most chunkWords.
+     * @param words      words of the chunk.
      * @param voterSet   the workers the chunk counts: 1 to {@code workers} of them.
-     * @return false when the body does not decode (nothing is written then).
+     * @return false when the body does not decode (its words are then zero: the chunk is missing until a valid one
+     *     rewrites them).
      */
     boolean accept(final int shard, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
         final VoterSet voterSet) {
         final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];
+        final long[][] target;
+        if (rule == VoteRule.MAJORITY) {
+            target = (voters & 1) == 0 ? ternaryPlanes() : signPlane;
+        } else {
+            target = planeViews[downlink.planes()];
+        }
         try {
-            downlink.decode(body, index, params, 0, words, scratch);
+            downlink.decode(body, index, paramCount, wordOffset, wordOffset + words, target);
         } catch (final IllegalArgumentException ex) {
             return false;
         }
         if (rule == VoteRule.MAJORITY) {
-            System.arraycopy(scratch[0], 0, sign, wordOffset, words);
             if ((voters & 1) == 0) {
                 ternary = true;
-                System.arraycopy(scratch[1], 0, tieWords(), wordOffset, words);
             } else if (tie != null) {
                 Arrays.fill(tie, wordOffset, wordOffset + words, 0L);
             }
         } else {
             // chunks of one round may count different voters (a worker dropped mid-round): a chunk with fewer voters
             // has zero high planes
-            final int count = downlink.planes();
-            for (int p = 0; p < count; p++) {
-                System.arraycopy(scratch[p], 0, planes[p], wordOffset, words);
-            }
-            for (int p = count; p < planes.length; p++) {
+            for (int p = downlink.planes(); p < planes.length; p++) {
                 Arrays.fill(planes[p], wordOffset, wordOffset + words, 0L);
             }
             addRun(shard, wordOffset, voters);
@@ -258,7 +261,13 @@ final class ResultAssembly {
     private long[] tieWords() {
         if (tie == null) {
             tie = new long[totalWords];
+            signAndTie = new long[][] {sign, tie};
         }
         return tie;
+    }
+
+    private long[][] ternaryPlanes() {
+        tieWords();
+        return signAndTie;
     }
 }
