@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 
-import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.ShardEndpoint;
@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}), or with
  * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per
  * round: {@code round R voters V digest D micros T cpuMicros C}. T is the round's wall time, from {@code submit} to the
- * complete result, and C the CPU time (user + system) of the whole process in that time, every thread counted: the
+ * complete result, and C the CPU time (user + system) of the process's threads in that time, every one counted: the
  * exchange, the slice server, the media driver. The digest is taken after the clocks stop. Any process can recompute
  * the votes of every worker from the seed, so a run over real processes can be checked bit for bit. A worker that
  * serves a slice closes its exchange when its rounds are done and then keeps its slice's server up until the others
@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")
 public final class SyntheticWorkerCommand implements Callable<Integer> {
-    private static final OperatingSystemMXBean PROCESS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @Option(names = "--job", required = true, description = "Job id.")
     int job;
@@ -127,6 +127,8 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         for (int r = 0; r < rounds; r++) {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
+        final long cpuFirst = cpuNanos();
+        long cpuRounds = 0;
         for (int r = 0; r < rounds; r++) {
             final long cpu = cpuNanos();
             final long start = System.nanoTime();
@@ -134,8 +136,10 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             final RoundResult result = exchange.await(r, timeoutMs);
             final long wall = System.nanoTime() - start;
             final long cpuUsed = cpuNanos() - cpu;
+            cpuRounds += cpuUsed;
             printRound(r, result.voters(), SyntheticVotes.digest(result), wall, cpuUsed);
         }
+        printCpu(cpuNanos() - cpuFirst, cpuRounds);
     }
 
     /** The dense baseline's rounds: the gradient of a round is made before the round's clock starts (one array, reused). */
@@ -144,6 +148,8 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--params must be at most 2^31 - 9 with --sharing dense, got " + params);
         }
         final float[] gradient = new float[(int) params];
+        final long cpuFirst = cpuNanos();
+        long cpuRounds = 0;
         for (int r = 0; r < rounds; r++) {
             SyntheticVotes.gradient(seed, r, workerId, gradient);
             final long cpu = cpuNanos();
@@ -152,13 +158,32 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             final float[] mean = exchange.await(r, timeoutMs);
             final long wall = System.nanoTime() - start;
             final long cpuUsed = cpuNanos() - cpu;
+            cpuRounds += cpuUsed;
             printRound(r, workers, SyntheticVotes.digest(mean), wall, cpuUsed);
         }
+        printCpu(cpuNanos() - cpuFirst, cpuRounds);
     }
 
-    /** @return CPU time (user + system) of this process so far, every thread. */
+    /**
+     * @return CPU time (user + system) of this process's live threads so far: the exchange, the slice server, the embedded
+     *     media driver (the process's own CPU clock ticks in 10 ms steps here, too coarse for a round).
+     */
     private static long cpuNanos() {
-        return PROCESS.getProcessCpuTime();
+        long sum = 0;
+        for (final long nanos : THREADS.getThreadCpuTime(THREADS.getAllThreadIds())) {
+            sum += Math.max(0, nanos);
+        }
+        return sum;
+    }
+
+    /**
+     * The CPU of the run's rounds and of the time between them (the harness's digests and gradients, and during
+     * {@code --round-pause-ms} what the media driver's and the slice server's idle strategies burn while the worker
+     * "trains").
+     */
+    private static void printCpu(final long all, final long inRounds) {
+        System.out.println("cpuMicros rounds and between " + TimeUnit.NANOSECONDS.toMicros(all) + " in rounds "
+            + TimeUnit.NANOSECONDS.toMicros(inRounds));
     }
 
     private void printRound(final int round, final int voters, final long digest, final long wallNs, final long cpuNs)

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
@@ -30,7 +31,8 @@ import io.dlion.vote.VoterSet;
  * <p>
  * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per shard
  * ({@link #restartShard} when a shard's server was restarted mid-round and sends the round again), then
- * {@link #complete(long)} once every shard's chunks are in. Not thread-safe.
+ * {@link #complete(long)} once every shard's chunks are in ({@link #giveShard} for each shard whose chunks are, to apply a
+ * shard's part before the others arrive). Not thread-safe.
  */
 final class ResultAssembly {
     private final VoteRule rule;
@@ -205,6 +207,36 @@ final class ResultAssembly {
             return RoundResult.majority(round, paramCount, voters, resultVoters, sign, ternary || (voters & 1) == 0 ? tieWords() : null);
         }
         return averageResult(round, resultVoters.copyFrom(any));
+    }
+
+    /**
+     * Give a shard's part of the round's result, once every chunk of the shard was accepted: with MAJORITY one part over
+     * the shard (its voters; the tie words when a chunk of the round so far had an even number of voters, as
+     * {@link #complete} decides for the whole), with AVERAGE one part per run of the shard's chunks with the same voter
+     * count. The parts' arrays are this assembly's buffers.
+     *
+     * @param shard    index of the shard.
+     * @param fromWord first word of the shard.
+     * @param toWord   the word after its last.
+     * @param round    the round.
+     * @param parts    receives the parts.
+     */
+    void giveShard(final int shard, final int fromWord, final int toWord, final long round, final VoteExchange.ResultParts parts) {
+        if (rule == VoteRule.MAJORITY) {
+            final VoterSet voterSet = votersAll[shard].isEmpty() ? votersAny[shard] : votersAll[shard];
+            final int voters = voterSet.count();
+            final RoundResult part = RoundResult.majority(round, paramCount, voters, voterSet, sign,
+                ternary || (voters & 1) == 0 ? tieWords() : null);
+            parts.onPart(part, (long) fromWord << 6, Math.min((long) toWord << 6, paramCount));
+            return;
+        }
+        for (int r = 0; r < runs[shard]; r++) {
+            final int voters = runVoters[shard][r];
+            final int end = r + 1 < runs[shard] ? runStart[shard][r + 1] : toWord;
+            final RoundResult part = RoundResult.average(round, paramCount, voters, votersAny[shard],
+                planeViews[VoteAggregator.planes(voters)]);
+            parts.onPart(part, (long) runStart[shard][r] << 6, Math.min((long) end << 6, paramCount));
+        }
     }
 
     /**
