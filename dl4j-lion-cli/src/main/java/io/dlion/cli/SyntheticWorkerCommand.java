@@ -1,9 +1,12 @@
 package io.dlion.cli;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+
+import com.sun.management.ThreadMXBean;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
@@ -25,12 +28,18 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code dlion vote-worker}: a worker that votes seeded random signs ({@link SyntheticVotes}), or with
- * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per round:
- * {@code round R voters V digest D millis T}. Any process can recompute
- * the votes of every worker from the seed, so a run over real processes can be checked bit for bit.
+ * {@code --sharing dense} sends seeded fp32 gradients for their mean, for a number of rounds and prints one line per
+ * round: {@code round R voters V digest D micros T cpuMicros C}. T is the round's wall time, from {@code submit} to the
+ * complete result, and C the CPU time (user + system) of the process's threads in that time, every one counted: the
+ * exchange, the slice server, the media driver. The digest is taken after the clocks stop. Any process can recompute
+ * the votes of every worker from the seed, so a run over real processes can be checked bit for bit. A worker that
+ * serves a slice closes its exchange when its rounds are done and then keeps its slice's server up until the others
+ * have read the last result and left (at most {@code --timeout-ms}).
  */
 @Command(name = "vote-worker", mixinStandardHelpOptions = true, description = "Synthetic Distributed Lion worker: seeded random votes, result digests.")
 public final class SyntheticWorkerCommand implements Callable<Integer> {
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+
     @Option(names = "--job", required = true, description = "Job id.")
     int job;
 
@@ -93,18 +102,14 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                 new AggregationServer.Context().jobId(job).workers(workers).paramCount(params).rule(rule)
                     .chunkWords(chunkWords).roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeoutMs)).secret(secret)
                     .frameMac(transport.frameMac(secret)), false)) {
-            final ExchangeCounters exchanged;
-            final WorkerCounters counters;
             if (dense) {
                 try (AeronMeanExchange exchange = new AeronMeanExchange(new AeronMeanExchange.Context()
                     .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                     .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret)).shards(shards))) {
                     runDense(exchange);
-                    awaitOthers(slice);
-                    exchanged = exchange.counters();
-                    counters = exchange.workerCounters();
-                    printTraffic(exchanged, counters, slice, runtime);
+                    printTraffic(exchange.counters(), exchange.workerCounters(), slice, runtime);
                 }
+                awaitOthers(slice);
             } else {
                 try (AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                     .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
@@ -114,11 +119,9 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                     System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
                     System.out.flush();
                     runVotes(exchange);
-                    awaitOthers(slice);
-                    exchanged = exchange.counters();
-                    counters = exchange.workerCounters();
-                    printTraffic(exchanged, counters, slice, runtime);
+                    printTraffic(exchange.counters(), exchange.workerCounters(), slice, runtime);
                 }
+                awaitOthers(slice);
             }
         }
         return 0;
@@ -129,12 +132,19 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         for (int r = 0; r < rounds; r++) {
             votes.add(SyntheticVotes.vote(seed, r, workerId, params));
         }
+        final long cpuFirst = cpuNanos();
+        long cpuRounds = 0;
         for (int r = 0; r < rounds; r++) {
+            final long cpu = cpuNanos();
             final long start = System.nanoTime();
             exchange.submit(r, votes.get(r), params);
             final RoundResult result = exchange.await(r, timeoutMs);
-            printRound(r, result.voters(), SyntheticVotes.digest(result), start);
+            final long wall = System.nanoTime() - start;
+            final long cpuUsed = cpuNanos() - cpu;
+            cpuRounds += cpuUsed;
+            printRound(r, result.voters(), SyntheticVotes.digest(result), wall, cpuUsed);
         }
+        printCpu(cpuNanos() - cpuFirst, cpuRounds);
     }
 
     /** The dense baseline's rounds: the gradient of a round is made before the round's clock starts (one array, reused). */
@@ -143,18 +153,48 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--params must be at most 2^31 - 9 with --sharing dense, got " + params);
         }
         final float[] gradient = new float[(int) params];
+        final long cpuFirst = cpuNanos();
+        long cpuRounds = 0;
         for (int r = 0; r < rounds; r++) {
             SyntheticVotes.gradient(seed, r, workerId, gradient);
+            final long cpu = cpuNanos();
             final long start = System.nanoTime();
             exchange.submit(r, gradient);
             final float[] mean = exchange.await(r, timeoutMs);
-            printRound(r, workers, SyntheticVotes.digest(mean), start);
+            final long wall = System.nanoTime() - start;
+            final long cpuUsed = cpuNanos() - cpu;
+            cpuRounds += cpuUsed;
+            printRound(r, workers, SyntheticVotes.digest(mean), wall, cpuUsed);
         }
+        printCpu(cpuNanos() - cpuFirst, cpuRounds);
     }
 
-    private void printRound(final int round, final int voters, final long digest, final long startNs) throws InterruptedException {
-        final long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startNs);
-        System.out.println("round " + round + " voters " + voters + " digest " + Long.toHexString(digest) + " micros " + micros);
+    /**
+     * @return CPU time (user + system) of this process's live threads so far: the exchange, the slice server, the embedded
+     *     media driver (the process's own CPU clock ticks in 10 ms steps here, too coarse for a round).
+     */
+    private static long cpuNanos() {
+        long sum = 0;
+        for (final long nanos : THREADS.getThreadCpuTime(THREADS.getAllThreadIds())) {
+            sum += Math.max(0, nanos);
+        }
+        return sum;
+    }
+
+    /**
+     * The CPU of the run's rounds and of the time between them (the harness's digests and gradients, and during
+     * {@code --round-pause-ms} what the media driver's and the slice server's idle strategies burn while the worker
+     * "trains").
+     */
+    private static void printCpu(final long all, final long inRounds) {
+        System.out.println("cpuMicros rounds and between " + TimeUnit.NANOSECONDS.toMicros(all) + " in rounds "
+            + TimeUnit.NANOSECONDS.toMicros(inRounds));
+    }
+
+    private void printRound(final int round, final int voters, final long digest, final long wallNs, final long cpuNs)
+        throws InterruptedException {
+        System.out.println("round " + round + " voters " + voters + " digest " + Long.toHexString(digest) + " micros "
+            + TimeUnit.NANOSECONDS.toMicros(wallNs) + " cpuMicros " + TimeUnit.NANOSECONDS.toMicros(cpuNs));
         System.out.flush();
         if (roundPauseMs > 0) {
             Thread.sleep(roundPauseMs);

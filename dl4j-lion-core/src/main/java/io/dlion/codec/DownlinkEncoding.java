@@ -12,13 +12,13 @@ import io.dlion.vote.VoteRule;
  * A result is a set of bit planes in the packed layout of {@link io.dlion.vote.RoundResult}:
  * <pre>
  *   MAJORITY, odd N  : {sign}             -&gt; {@link SignEncoding},    exactly 1 bit per parameter
- *   MAJORITY, even N : {sign, tie}        -&gt; {@link TernaryEncoding}, 5 trits per byte = 1.6 bits per parameter
+ *   MAJORITY, even N : {sign, tie}        -&gt; {@link TernaryEncoding}, 3 trits in 5 bits = 1.67 bits per parameter
  *   AVERAGE, N voters: count planes 0..P-1 -&gt; {@link CountEncoding},  P = ceil(log2(N + 1)) bits per parameter
  * </pre>
  * A chunk is a word range {@code [fromWord, toWord)} of the vector of {@code paramCount} parameters; it
  * encodes and decodes on its own, so a transport can send, lose, reorder and decode chunks independently.
- * The only rounding is at the end of each chunk (a partial last byte; for the ternary encoding a partial
- * last group of 5 parameters). Chunk alignment rules are stated by each encoding
+ * The only rounding is at the end of each chunk (a partial last byte; for the ternary encoding a last 1 or 2 words
+ * outside a group of 3, at 2 bits per parameter). Chunk alignment rules are stated by each encoding
  * ({@link #wordAlignment()}). Call order: {@link #encodedLength} to size the frame, then
  * {@link #encode} on the server and {@link #decode} on the worker; instances are immutable and thread-safe.
  */
@@ -152,8 +152,9 @@ public interface DownlinkEncoding {
      * @param toWord     word after the chunk's last.
      * @param planesOut  receives the planes.
      * @return the number of bytes read.
-     * @throws IllegalArgumentException when the bytes are not a valid encoding as far as the encoding can tell
-     *                                  (a ternary byte above 242; any bit pattern is a valid sign or count plane).
+     * @throws IllegalArgumentException when the bytes are not a valid encoding as far as the encoding can tell (an invalid
+     *                                  ternary code, whose chunk's words are then zero; any bit pattern is a valid sign or
+     *                                  count plane).
      */
     int decode(ByteBuffer src, int offset, long paramCount, int fromWord, int toWord, long[][] planesOut);
 }

@@ -3,7 +3,7 @@
  * ({@link io.dlion.codec.SignPacker}), adding a round's result into the update
  * ({@link io.dlion.codec.DeltaApplier}), and the down-link encodings of a result
  * ({@link io.dlion.codec.DownlinkEncoding}: {@link io.dlion.codec.SignEncoding} 1 bit,
- * {@link io.dlion.codec.TernaryEncoding} 1.6 bits, {@link io.dlion.codec.CountEncoding}
+ * {@link io.dlion.codec.TernaryEncoding} 1.67 bits, {@link io.dlion.codec.CountEncoding}
  * ceil(log2(N + 1)) bits per parameter).
  * <p>
  * All host-side vectors use the packed layout of {@link io.dlion.vote.RoundResult}: {@code long[]} words,

@@ -30,8 +30,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * post-updater update, then {@code applyUpdate(stepFunction, params, update, true)}. By then each
  * {@link io.dlion.LionUpdater} bound to this accumulator has written its vote argument {@code c} into the
  * worker's vote buffer and left only the weight-decay term in the update; {@code storeUpdate} packs
- * sign(c) into bits, exchanges them and waits (bounded) for the result; {@code applyUpdate} adds
- * {@code lr_block * Delta} and steps.
+ * sign(c) into bits, exchanges them and waits (bounded) for the result, adding {@code lr_block * Delta} into the update
+ * as each part of the result arrives (a slice of a sharded job while the other slices are still on the wire);
+ * {@code applyUpdate} steps.
  * <p>
  * Two ways in:
  * <ul>

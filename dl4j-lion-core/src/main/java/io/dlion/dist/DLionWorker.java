@@ -31,7 +31,11 @@ import org.nd4j.linalg.learning.NoOpUpdater;
  *             Delta_t = exchange(delta_i)                                    (MaVo or Avg, every worker the same)
  *             theta_i = theta_i - (lr_block * Delta_t + weight decay term)
  * </pre>
- * Call order per step, on the replica's thread: {@link #store} (pack, submit, wait) then {@link #apply}.
+ * Call order per step, on the replica's thread: {@link #store} (pack, submit, wait) then {@link #apply}. The
+ * {@code update += lr_block * Delta} part is done in {@link #store}, on each part of the result as the exchange hands it
+ * over ({@link VoteExchange#await(long, long, VoteExchange.ResultParts)}: with the Aeron client, each slice as soon as it
+ * is complete, while the others are still on the wire); {@link #apply} then steps. Every parameter gets the same
+ * {@code lr_block * Delta} added to the same update value as when the whole result is applied at once.
  */
 final class DLionWorker {
     private final VoteExchange exchange;
@@ -50,6 +54,10 @@ final class DLionWorker {
     private int epoch;
     private boolean skipStep;
     private RoundObserver observer;
+    /** This round: the update the parts of the result are added into, each block's learning rate, time spent adding. */
+    private INDArray partsUpdate;
+    private double[] partsLr = new double[0];
+    private long partsNs;
 
     DLionWorker(final VoteExchange exchange, final long roundTimeoutMillis) {
         this.exchange = exchange;
@@ -204,9 +212,17 @@ final class DLionWorker {
         }
         final long packed = System.nanoTime();
         times.record(RoundTimes.Phase.PACK, packed - start);
+        if (partsLr.length != blocks.size()) {
+            partsLr = new double[blocks.size()];
+        }
+        for (int i = 0; i < partsLr.length; i++) {
+            partsLr[i] = blocks.get(i).updater.getConfig().getLearningRate((int) round, epoch);
+        }
+        partsUpdate = update;
+        partsNs = 0;
         exchange.submit(round, words, votes.length());
         try {
-            pending = exchange.await(round, roundTimeoutMillis);
+            pending = exchange.await(round, roundTimeoutMillis, this::addPart);
         } catch (final TimeoutException e) {
             throw new IllegalStateException("D-Lion worker " + exchange.workerId() + ": no result for round " + round
                 + " within " + roundTimeoutMillis + " ms", e);
@@ -215,16 +231,32 @@ final class DLionWorker {
             throw new IllegalStateException("interrupted while waiting for round " + round, e);
         }
         final long received = System.nanoTime();
-        times.record(RoundTimes.Phase.WAIT, received - packed);
+        times.record(RoundTimes.Phase.WAIT, received - packed - partsNs);
         stats.onRound(pending, words, received - start);
     }
 
+    /** {@code update += lr_block * Delta} over a part of the result, block by block. */
+    @SuppressWarnings("try") // the scope-out-of-workspaces resource is held for its scope, not referenced
+    private void addPart(final RoundResult part, final long from, final long to) {
+        final long start = System.nanoTime();
+        try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
+            for (int i = 0; i < partsLr.length; i++) {
+                final Block b = blocks.get(i);
+                final long lo = Math.max(from, b.start);
+                final long hi = Math.min(to, b.end);
+                if (lo < hi) {
+                    applier.addScaled(part, partsUpdate, lo, hi, partsLr[i]);
+                }
+            }
+        }
+        partsNs += System.nanoTime() - start;
+    }
+
     /**
-     * Step 2: update += lr_block * Delta over each block, then the step function applies it. Learning-rate
-     * schedules are evaluated at the round number as the iteration (replicas' own iteration counts can
+     * Step 2: the step function applies the update, which {@link #store} completed with lr_block * Delta over each block.
+     * Learning-rate schedules are evaluated at the round number as the iteration (replicas' own iteration counts can
      * differ by one, rounds cannot) and at this worker's epoch.
      */
-    @SuppressWarnings("try") // the scope-out-of-workspaces resource is held for its scope, not referenced
     void apply(final StepFunction function, final INDArray params, final INDArray update) {
         if (skipStep) {
             return;
@@ -232,22 +264,20 @@ final class DLionWorker {
         if (pending == null) {
             throw new IllegalStateException("applyUpdate without storeUpdate for round " + round);
         }
-        final long start = System.nanoTime();
-        try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
-            for (final Block b : blocks) {
-                final double lr = b.updater.getConfig().getLearningRate((int) round, epoch);
-                applier.addScaled(pending, update, b.start, b.end, lr);
-            }
+        if (update != partsUpdate) {
+            throw new IllegalStateException("applyUpdate for round " + round + " with another update array than storeUpdate's");
         }
+        final long start = System.nanoTime();
         function.step(params, update);
         Nd4j.getExecutioner().commit();
         final long end = System.nanoTime();
-        stats.times().record(RoundTimes.Phase.APPLY, end - start);
+        stats.times().record(RoundTimes.Phase.APPLY, partsNs + end - start);
         stats.times().roundDone(end);
         if (observer != null) {
             observer.applied(pending);
         }
         pending = null;
+        partsUpdate = null;
         round++;
     }
 }

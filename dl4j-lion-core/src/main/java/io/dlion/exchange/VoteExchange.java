@@ -43,6 +43,40 @@ public interface VoteExchange extends AutoCloseable {
     RoundResult await(long round, long timeoutMillis) throws TimeoutException, InterruptedException;
 
     /**
+     * Wait for the result of a round as {@link #await(long, long)} does, handing each part of the result to
+     * {@code parts} as soon as that part is complete and checked, so that the caller can apply it while the rest is still
+     * on the wire. The parts cover the parameters once, in no fixed order, and are given on the calling thread before
+     * this method returns; a part's values are those of the whole result over its range. An exception leaves some parts
+     * given and the others not. This default gives the whole result as one part once it is complete; the Aeron client
+     * gives each slice of a sharded job as its server's last result chunk is read.
+     *
+     * @param round         the round submitted last.
+     * @param timeoutMillis how long to wait at most.
+     * @param parts         receives the parts.
+     * @return the whole result, as {@link #await(long, long)}.
+     * @throws TimeoutException     when no result arrived in time.
+     * @throws InterruptedException when the waiting thread is interrupted.
+     */
+    default RoundResult await(final long round, final long timeoutMillis, final ResultParts parts)
+        throws TimeoutException, InterruptedException {
+        final RoundResult result = await(round, timeoutMillis);
+        parts.onPart(result, 0, result.paramCount());
+        return result;
+    }
+
+    /** Receives the parts of a round's result that are complete before the whole of it ({@link #await(long, long, ResultParts)}). */
+    @FunctionalInterface
+    interface ResultParts {
+        /**
+         * @param part      a result whose values over {@code [fromParam, toParam)} are the round's (its arrays may be the
+         *                  whole result's buffers, valid as the whole result is).
+         * @param fromParam first parameter of the part.
+         * @param toParam   the parameter after its last.
+         */
+        void onPart(RoundResult part, long fromParam, long toParam);
+    }
+
+    /**
      * Workers the job's server announced as (re)joining since the last call, so that the donor among the
      * receivers can hand over its parameters; called between rounds on the training thread.
      *

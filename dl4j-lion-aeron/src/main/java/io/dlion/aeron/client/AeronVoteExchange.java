@@ -1,6 +1,7 @@
 package io.dlion.aeron.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,8 +19,8 @@ import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
-import io.dlion.vote.RoundResult;
 import io.dlion.exchange.VoteExchange;
+import io.dlion.vote.RoundResult;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -73,6 +74,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private final int totalWords;
     private final long lastWordMask;
     private final long[] vote;
+    /** Per shard: its part of this round's result was given to the caller's {@link ResultParts}. */
+    private final boolean[] partGiven;
     private WorkerSession session;
     private final ResultAssembly assembly;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
@@ -94,8 +97,9 @@ public final class AeronVoteExchange implements VoteExchange {
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
         this.vote = new long[totalWords];
         this.session = newSession(ctx.join);
-        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.chunkWords(), ctx.shards.size());
+        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.shards.size());
         this.shards = new ShardState[ctx.shards.size()];
+        this.partGiven = new boolean[shards.length];
         this.shardOwner = new int[shards.length];
         for (int i = 0; i < shards.length; i++) {
             shardOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.shards.get(i).shard());
@@ -203,6 +207,7 @@ public final class AeronVoteExchange implements VoteExchange {
         session.startRound(round);
         submitNs = ctx.nanoClock.nanoTime();
         assembly.startRound();
+        Arrays.fill(partGiven, false);
         for (final ShardState shard : shards) {
             shard.startRound();
             shard.maintain();
@@ -223,6 +228,24 @@ public final class AeronVoteExchange implements VoteExchange {
      */
     @Override
     public RoundResult await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
+        return await(round, timeoutMillis, null);
+    }
+
+    /**
+     * {@link #await(long, long)}, giving each shard's part of the result to {@code parts} as soon as the shard's last result
+     * chunk is read (the shards' parts cover the parameters once; see {@link VoteExchange#await(long, long, ResultParts)}).
+     *
+     * @param round         the round submitted last.
+     * @param timeoutMillis how long to wait at most.
+     * @param parts         receives the shards' parts, or null.
+     * @return the result, as {@link #await(long, long)}.
+     * @throws TimeoutException        when the result is not complete in time.
+     * @throws QuorumLostException     when a shard's server aborted the round.
+     * @throws RejoinRequiredException when a server tells this worker to rejoin (see {@link #await(long, long)}).
+     */
+    @Override
+    public RoundResult await(final long round, final long timeoutMillis, final ResultParts parts)
+        throws TimeoutException, InterruptedException {
         if (round != session.submittedRound() || round != session.nextRound()) {
             throw new IllegalArgumentException("await must follow submit of the same round: submitted " + session.submittedRound()
                 + ", got " + round);
@@ -237,6 +260,9 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             work += sendChunks() + sideWork();
             work += ShardState.pollResults(shards, session, round);
+            if (parts != null) {
+                work += giveParts(round, parts);
+            }
             if (ShardState.resultsDone(shards)) {
                 return complete(round);
             }
@@ -426,6 +452,20 @@ public final class AeronVoteExchange implements VoteExchange {
     /** Send what the shards' publications take, starting with the shard after this worker's own. */
     private int sendChunks() {
         return ShardState.sendChunks(shards, ctx.workerId);
+    }
+
+    /** Give the part of every shard whose result became complete since the last pass. */
+    private int giveParts(final long round, final ResultParts parts) {
+        int given = 0;
+        for (final ShardState shard : shards) {
+            final int i = shard.index();
+            if (!partGiven[i] && shard.resultDone()) {
+                partGiven[i] = true;
+                assembly.giveShard(i, shard.layout().fromWord(), shard.layout().toWord(), round, parts);
+                given++;
+            }
+        }
+        return given;
     }
 
     private RoundResult complete(final long round) {

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
@@ -30,13 +31,16 @@ import io.dlion.vote.VoterSet;
  * <p>
  * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per shard
  * ({@link #restartShard} when a shard's server was restarted mid-round and sends the round again), then
- * {@link #complete(long)} once every shard's chunks are in. Not thread-safe.
+ * {@link #complete(long)} once every shard's chunks are in ({@link #giveShard} for each shard whose chunks are, to apply a
+ * shard's part before the others arrive). Not thread-safe.
  */
 final class ResultAssembly {
     private final VoteRule rule;
     private final long paramCount;
     private final int totalWords;
-    private final long[][] scratch;
+    /** {@code {sign}} and, once allocated, {@code {sign, tie}}: what a decoder writes. */
+    private final long[][] signPlane;
+    private long[][] signAndTie;
     /** Down-link decoder by voter count (index 0 unused). */
     private final DownlinkEncoding[] downlinks;
     private final long[] sign;
@@ -63,10 +67,9 @@ final class ResultAssembly {
      * @param rule       the servers' rule.
      * @param paramCount parameters of the vector.
      * @param workers    workers of the job: the largest voter count.
-     * @param chunkWords the largest chunk, in words.
      * @param shards     number of shards.
      */
-    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int chunkWords, final int shards) {
+    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int shards) {
         this.rule = rule;
         this.paramCount = paramCount;
         this.totalWords = (int) ((paramCount + 63) >>> 6);
@@ -75,14 +78,14 @@ final class ResultAssembly {
             downlinks[v] = DownlinkEncoding.of(rule, v);
         }
         if (rule == VoteRule.MAJORITY) {
-            this.scratch = new long[2][chunkWords];
             this.sign = new long[totalWords];
+            this.signPlane = new long[][] {sign};
             this.planes = null;
             this.planeViews = null;
         } else {
             final int count = VoteAggregator.planes(workers);
-            this.scratch = new long[count][chunkWords];
             this.sign = null;
+            this.signPlane = null;
             this.planes = new long[count][totalWords];
             this.planeViews = new long[count + 1][][];
             for (int c = 0; c <= count; c++) {
@@ -136,42 +139,44 @@ final class ResultAssembly {
     }
 
     /**
-     * Decode one result chunk into the buffers. The frame around it was checked by the caller (encoding, length).
+     * Decode one result chunk straight into the buffers. The frame around it was checked by the caller (encoding,
+     * length).
      *
      * @param shard      index of the shard that sent it.
      * @param body       the buffer holding the encoded chunk.
      * @param index      where the encoded chunk starts in {@code body}.
      * @param params     parameters in the chunk.
      * @param wordOffset first word of the chunk.
-     * @param words      words of the chunk, at most chunkWords.
+     * @param words      words of the chunk.
      * @param voterSet   the workers the chunk counts: 1 to {@code workers} of them.
-     * @return false when the body does not decode (nothing is written then).
+     * @return false when the body does not decode (its words are then zero: the chunk is missing until a valid one
+     *     rewrites them).
      */
     boolean accept(final int shard, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
         final VoterSet voterSet) {
         final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];
+        final long[][] target;
+        if (rule == VoteRule.MAJORITY) {
+            target = (voters & 1) == 0 ? ternaryPlanes() : signPlane;
+        } else {
+            target = planeViews[downlink.planes()];
+        }
         try {
-            downlink.decode(body, index, params, 0, words, scratch);
+            downlink.decode(body, index, paramCount, wordOffset, wordOffset + words, target);
         } catch (final IllegalArgumentException ex) {
             return false;
         }
         if (rule == VoteRule.MAJORITY) {
-            System.arraycopy(scratch[0], 0, sign, wordOffset, words);
             if ((voters & 1) == 0) {
                 ternary = true;
-                System.arraycopy(scratch[1], 0, tieWords(), wordOffset, words);
             } else if (tie != null) {
                 Arrays.fill(tie, wordOffset, wordOffset + words, 0L);
             }
         } else {
             // chunks of one round may count different voters (a worker dropped mid-round): a chunk with fewer voters
             // has zero high planes
-            final int count = downlink.planes();
-            for (int p = 0; p < count; p++) {
-                System.arraycopy(scratch[p], 0, planes[p], wordOffset, words);
-            }
-            for (int p = count; p < planes.length; p++) {
+            for (int p = downlink.planes(); p < planes.length; p++) {
                 Arrays.fill(planes[p], wordOffset, wordOffset + words, 0L);
             }
             addRun(shard, wordOffset, voters);
@@ -202,6 +207,36 @@ final class ResultAssembly {
             return RoundResult.majority(round, paramCount, voters, resultVoters, sign, ternary || (voters & 1) == 0 ? tieWords() : null);
         }
         return averageResult(round, resultVoters.copyFrom(any));
+    }
+
+    /**
+     * Give a shard's part of the round's result, once every chunk of the shard was accepted: with MAJORITY one part over
+     * the shard (its voters; the tie words when a chunk of the round so far had an even number of voters, as
+     * {@link #complete} decides for the whole), with AVERAGE one part per run of the shard's chunks with the same voter
+     * count. The parts' arrays are this assembly's buffers.
+     *
+     * @param shard    index of the shard.
+     * @param fromWord first word of the shard.
+     * @param toWord   the word after its last.
+     * @param round    the round.
+     * @param parts    receives the parts.
+     */
+    void giveShard(final int shard, final int fromWord, final int toWord, final long round, final VoteExchange.ResultParts parts) {
+        if (rule == VoteRule.MAJORITY) {
+            final VoterSet voterSet = votersAll[shard].isEmpty() ? votersAny[shard] : votersAll[shard];
+            final int voters = voterSet.count();
+            final RoundResult part = RoundResult.majority(round, paramCount, voters, voterSet, sign,
+                ternary || (voters & 1) == 0 ? tieWords() : null);
+            parts.onPart(part, (long) fromWord << 6, Math.min((long) toWord << 6, paramCount));
+            return;
+        }
+        for (int r = 0; r < runs[shard]; r++) {
+            final int voters = runVoters[shard][r];
+            final int end = r + 1 < runs[shard] ? runStart[shard][r + 1] : toWord;
+            final RoundResult part = RoundResult.average(round, paramCount, voters, votersAny[shard],
+                planeViews[VoteAggregator.planes(voters)]);
+            parts.onPart(part, (long) runStart[shard][r] << 6, Math.min((long) end << 6, paramCount));
+        }
     }
 
     /**
@@ -258,7 +293,13 @@ final class ResultAssembly {
     private long[] tieWords() {
         if (tie == null) {
             tie = new long[totalWords];
+            signAndTie = new long[][] {sign, tie};
         }
         return tie;
+    }
+
+    private long[][] ternaryPlanes() {
+        tieWords();
+        return signAndTie;
     }
 }

@@ -266,6 +266,11 @@ final class ShardState implements AutoCloseable {
         lastServerFrameNs = nanoClock.nanoTime();
     }
 
+    /** @return the shard's slice as a range of words, first to last, of the vector. */
+    ChunkLayout layout() {
+        return layout;
+    }
+
     /** @return true when every result word of the shard arrived this round. */
     boolean resultDone() {
         return nextResultWord == layout.toWord();

@@ -209,13 +209,13 @@ final class ResultPublisher {
         return true;
     }
 
-    /** Largest frame of a result chunk in words: a whole chunk for signs, whole 5-word groups for ternary bytes. */
+    /** Largest frame of a result chunk in words: a whole chunk for signs, whole 3-word groups for ternary codes. */
     private int maxFrameWords(final int encoding, final int voters) {
         switch (encoding) {
             case Encoding.SIGN_BITS:
                 return maxBodyLength / Long.BYTES;
             case Encoding.TERNARY:
-                return maxBodyLength / (TernaryEncoding.WORD_ALIGNMENT * Long.SIZE / Encoding.TRITS_PER_BYTE) * TernaryEncoding.WORD_ALIGNMENT;
+                return maxBodyLength / (TernaryEncoding.GROUP_CODE_WORDS * Long.BYTES) * TernaryEncoding.GROUP_WORDS;
             default:
                 return maxBodyLength / (VoteAggregator.planes(voters) * Long.BYTES);
         }

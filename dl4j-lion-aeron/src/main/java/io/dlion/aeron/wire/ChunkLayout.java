@@ -10,8 +10,8 @@ package io.dlion.aeron.wire;
  *          |--chunk 0--|--chunk 1--| ... |--chunk c--| ... |--last (short)--|
  * </pre>
  * {@code chunkWords} is a multiple of {@value #WORD_ALIGNMENT}: of 4 so that a vote frame (64 bytes of headers
- * plus 8 bytes a word) needs no padding to Aeron's 32-byte frame alignment, and of 5 so that a chunk holds
- * whole {@link Encoding#TERNARY} bytes (320 parameters = 64 bytes).
+ * plus 8 bytes a word) needs no padding to Aeron's 32-byte frame alignment, and of 20 so that chunk sizes chosen for
+ * earlier builds' 5-word ternary groups stay valid.
  */
 public final class ChunkLayout {
     /** Chunk lengths are multiples of this many words. */

@@ -9,8 +9,9 @@ package io.dlion.aeron.wire;
  *       {@link io.dlion.vote.RoundResult} (1 bit per parameter; little-endian words, the last word cut to
  *       its bytes). Votes, and majority results with an odd number of voters.</li>
  *   <li>{@link #TERNARY}: {@link io.dlion.codec.TernaryEncoding}, majority results with an even number of voters
- *       (-1, 0, +1), base-3 packed five parameters per byte, {@code ceil(p / 5)} bytes (1.6 bits per parameter);
- *       a frame starts at a multiple of 5 words of its chunk.</li>
+ *       (-1, 0, +1), three parameters in 5 bits, bit-sliced: 5 little-endian words per 3 words of the frame, and 2 per
+ *       word of its last 1 or 2 words, {@code 8 (5 floor(w / 3) + 2 (w mod 3))} bytes for w words (1.67 bits per
+ *       parameter). Code 2 was the base-3 layout of 5 parameters per byte of earlier builds; it is refused.</li>
  *   <li>{@link #COUNT_PLANES}: {@link io.dlion.codec.CountEncoding}, averaging results, the count k of +1 votes
  *       as {@code b = bitsFor(voters)} bit planes of {@code ceil(p / 8)} bytes each, plane 0 (least significant
  *       bit of k) first.</li>
@@ -25,17 +26,14 @@ public final class Encoding {
     public static final int NONE = 0;
     /** One bit per parameter, packed layout. */
     public static final int SIGN_BITS = 1;
-    /** Base-3, five parameters per byte. */
-    public static final int TERNARY = 2;
+    /** Three parameters in 5 bits, bit-sliced ({@link io.dlion.codec.TernaryEncoding}). */
+    public static final int TERNARY = 6;
     /** Bit planes of the +1 count. */
     public static final int COUNT_PLANES = 3;
     /** A handshake frame (HELLO, HELLO_ACK) signed with the job's secret, see {@link HelloCredentials}. */
     public static final int HMAC_SHA256 = 4;
     /** One little-endian fp32 per parameter (dense data-parallel gradients and means). */
     public static final int FP32 = 5;
-
-    /** Parameters per byte of {@link #TERNARY}. */
-    public static final int TRITS_PER_BYTE = 5;
 
     private Encoding() {
     }
@@ -52,7 +50,7 @@ public final class Encoding {
      * Length of a body.
      *
      * @param encoding code.
-     * @param words    64-parameter words covered (kept for source compatibility; the length depends on params).
+     * @param words    64-parameter words covered (the length of {@link #TERNARY}).
      * @param params   parameters covered.
      * @param voters   votes counted (for {@link #COUNT_PLANES}).
      * @return body length in bytes.
@@ -64,7 +62,7 @@ public final class Encoding {
             case SIGN_BITS:
                 return (int)((params + 7) >>> 3);
             case TERNARY:
-                return (int)((params + TRITS_PER_BYTE - 1) / TRITS_PER_BYTE);
+                return io.dlion.codec.TernaryEncoding.chunkLength(words);
             case COUNT_PLANES:
                 return bitsFor(voters) * (int)((params + 7) >>> 3);
             case HMAC_SHA256:

@@ -293,21 +293,21 @@ class WireFormatGoldenTest {
     @Test
     void shouldWriteAndReadTernaryResultAsGolden() {
         final byte[] golden = golden("result-ternary-v2.hex");
-        final long[] sign = {0x99L};
-        final long[] tie = {0x4042L};
+        final long[] sign = {0x90L, 0x50L, 0x10L, 0x80L};
+        final long[] tie = {0x20L, 0x80L, 0xA0L, 0x40L};
         final byte[] written = new byte[golden.length];
         final DownlinkEncoding encoding = DownlinkEncoding.of(VoteRule.MAJORITY, 4);
         assertEquals(TernaryEncoding.INSTANCE, encoding);
-        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.TERNARY, 77, 6, 0, 1, 0, VoterSet.all(4),
-            encoding, new long[][] {sign, tie}, 10, 0);
+        final int length = new ResultChunkFlyweight().wrap(new UnsafeBuffer(written), 0).encode(Encoding.TERNARY, 77, 6, 0, 4, 0, VoterSet.all(4),
+            encoding, new long[][] {sign, tie}, 200, 0);
         assertEquals(golden.length, length);
         assertArrayEquals(golden, written);
-        assertEquals(golden.length, MessageHeaderFlyweight.headerLength(1) + Encoding.bodyLength(Encoding.TERNARY, 1, 10, 4));
+        assertEquals(golden.length, MessageHeaderFlyweight.headerLength(1) + Encoding.bodyLength(Encoding.TERNARY, 4, 200, 4));
 
-        final long[][] read = new long[2][1];
-        new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 10, read);
-        assertEquals(sign[0], read[0][0], "sign: params 0, 3, 4, 7");
-        assertEquals(tie[0], read[1][0], "tie: params 1, 6, 9");
+        final long[][] read = new long[2][4];
+        new ResultChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0).decode(encoding, 200, read);
+        assertArrayEquals(sign, read[0], "sign");
+        assertArrayEquals(tie, read[1], "tie");
     }
 
     @Test
@@ -370,8 +370,8 @@ class WireFormatGoldenTest {
         final long[][] planes = new long[11][words];
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[maxPayload]);
         final int[][] frames = {
-            // encoding, words in the largest frame the server sends: signs (odd N), ternary (even N, 5-word groups), 11 count planes
-            {Encoding.SIGN_BITS, words}, {Encoding.TERNARY, 620}, {Encoding.COUNT_PLANES, 90}};
+            // encoding, words in the largest frame the server sends: signs (odd N), ternary (even N, 3-word groups), 11 count planes
+            {Encoding.SIGN_BITS, words}, {Encoding.TERNARY, 600}, {Encoding.COUNT_PLANES, 90}};
         for (final int[] f : frames) {
             final DownlinkEncoding encoding = f[0] == Encoding.SIGN_BITS ? SignEncoding.INSTANCE
                 : f[0] == Encoding.TERNARY ? TernaryEncoding.INSTANCE : new CountEncoding(workers);
