@@ -23,7 +23,10 @@ import picocli.CommandLine.Option;
 @Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Chaos soak: seeded, overlapping faults on a sharded job of worker processes, and a checker of the whole history.")
 public final class ChaosCommand implements Callable<Integer> {
-    /** Epochs per minute of the run when --epochs is not given (about what 4 workers train on 2 cores under the faults; a job that ends early leaves the later faults out, and the summary says how many). */
+    /**
+     * Epochs per minute of the run when --epochs is not given (about what 4 workers train on 2 cores under the faults; a
+     * job that ends early leaves the later faults out, and the summary says how many).
+     */
     static final double EPOCHS_PER_MINUTE = 12;
 
     @Option(names = "--workers", description = "worker processes, 3 to 64 (default: ${DEFAULT-VALUE})")
