@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every {@code ./dlion} command in the README's shell blocks runs as written: the launcher's own commands
+ * Every {@code ./dlion} command in the shell blocks of the README and of docs/guide.md runs as written: the launcher's own commands
  * ({@code test}) are cases of the {@code dlion} script, every other one is parsed and validated by the same
  * command line the launcher runs (hosts and the shell variables {@code $ME}, {@code $I} set as a user on one host
  * would set them), and the separate-hosts job is started on localhost (a server and three worker processes) and
@@ -104,7 +104,8 @@ class ReadmeCommandsTest {
 
     /** @return every {@code ./dlion} command of the README's bash blocks, continuation lines joined, comments cut. */
     static List<List<String>> readmeCommands() throws IOException {
-        final String readme = Files.readString(Path.of("../README.md"));
+        // the README's two commands, and the guide's, which holds what the README points to
+        final String readme = Files.readString(Path.of("../README.md")) + Files.readString(Path.of("../docs/guide.md"));
         final List<List<String>> commands = new ArrayList<>();
         final Matcher block = BASH_BLOCK.matcher(readme);
         while (block.find()) {
