@@ -171,6 +171,15 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         return singleWorker("atOuterBoundary").atOuterBoundary();
     }
 
+    /**
+     * End the outer step under way early, with a vote on the pseudo-gradient of the local steps taken so far (lr_out
+     * scaled by their count instead of H), so that every worker holds the same parameters: at the end of training, on
+     * every worker at the same step. Nothing happens between outer steps (always with H = 1). Single model only.
+     */
+    public void finishOuterStep() {
+        singleWorker("finishOuterStep").finishOuterStep();
+    }
+
     /** @return the local steps per vote and the outer step's settings of this accumulator. */
     public LocalSteps localSteps() {
         return local.copy();

@@ -280,7 +280,7 @@ final class DLionWorker {
             function.step(params, update);
             inner++;
             if (inner == local.steps()) {
-                outerStep(params);
+                outerStep(params, inner);
             }
             return;
         }
@@ -307,7 +307,17 @@ final class DLionWorker {
      * The outer step after H local steps: vote on the pseudo-gradient with the outer momentum, then every worker sets
      * theta = theta0 - lr_out * (Delta + lambda * theta0) over each Lion block (parameters outside them keep theta0).
      */
-    private void outerStep(final INDArray params) {
+    /**
+     * End the outer step under way after fewer than H local steps (the end of a job, the same step on every worker):
+     * vote on the pseudo-gradient of the steps taken, lr_out scaled by their count. Nothing happens at a boundary.
+     */
+    void finishOuterStep() {
+        if (local.enabled() && inner > 0) {
+            outerStep(boundModel.params(), inner);
+        }
+    }
+
+    private void outerStep(final INDArray params, final int taken) {
         final double b1 = local.outerBeta1();
         final double b2 = local.outerBeta2();
         try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
@@ -317,11 +327,11 @@ final class DLionWorker {
         }
         exchange(votes);
         final long start = System.nanoTime();
-        final long lastStep = round * local.steps() + local.steps() - 1;
+        final long lastStep = round * local.steps() + taken - 1;
         try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
             pseudo.assign(0);
             for (final Block b : blocks) {
-                final double lr = local.outerLrScale() * local.steps() * b.updater.getConfig().getLearningRate((int) lastStep, epoch);
+                final double lr = local.outerLrScale() * taken * b.updater.getConfig().getLearningRate((int) lastStep, epoch);
                 applier.addScaled(pending, pseudo, b.start, b.end, 1.0);                      // Delta
                 final INDArray range = pseudo.get(NDArrayIndex.interval(b.start, b.end));
                 if (local.outerWeightDecay() > 0) {

@@ -39,7 +39,8 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * With local steps ({@link Builder#localSteps}, H > 1) a round is an outer step: H batches trained locally, then one
  * vote on their pseudo-gradient. Epochs, {@code roundsPerEpoch} and the skipped batches of a resume or rejoin then count
  * steps (batches), and an outer step may span the end of an epoch; hand-overs and checkpoints happen only between
- * outer steps (a checkpoint every K outer rounds).
+ * outer steps (a checkpoint every K outer rounds). When the job's steps are not a multiple of H, its last outer step is
+ * shorter ({@link DLionAccumulator#finishOuterStep()}), so that every worker ends with the same parameters.
  * <p>
  * Epochs: the job runs {@code roundsPerEpoch} rounds per epoch, the same number on every worker (a synchronous job
  * cannot let one worker stop early). The iterator is {@code reset()} before every epoch (when it supports reset); a
@@ -242,6 +243,9 @@ public final class DLionJob implements AutoCloseable {
             l.onEpochEnd(model);
         }
         endEpoch(true);
+        if (done()) {
+            accumulator.finishOuterStep();
+        }
         if (rejoinedAt >= 0) {
             // rejoined in a later epoch: the epochs in between are skipped, their shard resets counted as a resume does
             while (epoch <= rejoinedAt / roundsPerEpoch && !done()) {
