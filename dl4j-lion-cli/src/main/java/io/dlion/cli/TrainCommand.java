@@ -24,6 +24,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     MonitorOptions monitor = new MonitorOptions();
 
+    @Mixin
+    LocalStepsOptions local = new LocalStepsOptions();
+
     @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
     String optimizer;
 
@@ -66,6 +69,7 @@ public final class TrainCommand implements Callable<Integer> {
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
         TrainConfigs.topology(config, topology);
+        local.apply(config);
         try (Monitor m = monitor.open("dlion-train")) {
             config.monitor = m;
             new Trainer(config, System.out).run();

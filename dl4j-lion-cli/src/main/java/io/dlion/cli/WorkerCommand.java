@@ -48,6 +48,9 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     MonitorOptions monitor = new MonitorOptions();
 
+    @Mixin
+    LocalStepsOptions local = new LocalStepsOptions();
+
     @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
     String serverFlag;
 
@@ -196,8 +199,9 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
                 + " and a dead worker's slice moves to the next live rank");
         }
-        return TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers, s.isDense() ? "aeron-udp" : "inproc",
-            opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, awaitTimeoutSeconds, opts.out);
+        return local.apply(TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers,
+            s.isDense() ? "aeron-udp" : "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit,
+            awaitTimeoutSeconds, opts.out));
     }
 
     /** @return --sharing, or the D-Lion sharing --rule names. */
