@@ -60,6 +60,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--hostile-mode", description = "invert (vote against the own sign) or random (default: ${DEFAULT-VALUE})")
     String hostileMode = "invert";
 
+    @Option(names = "--vit-shape", split = ",", description = "--model vit: HIDDEN,DEPTH,HEADS,MLP_RATIO (default: the paper's 512,6,8,4)")
+    int[] vitShape;
+
     @Override
     public Integer call() throws Exception {
         final Sharing s = Sharing.parse(sharing);
@@ -70,6 +73,7 @@ public final class TrainCommand implements Callable<Integer> {
         TrainConfigs.hostile(config, hostile, hostileMode);
         TrainConfigs.topology(config, topology);
         local.apply(config);
+        TrainConfigs.vitShape(config, vitShape);
         try (Monitor m = monitor.open("dlion-train")) {
             config.monitor = m;
             new Trainer(config, System.out).run();

@@ -52,6 +52,8 @@ public final class TrainConfig {
     LocalSteps localSteps = LocalSteps.none();
     /** How the training examples are split over the workers. */
     Partition partition = Partition.iid();
+    /** {@code --model vit}: hidden, depth, heads and MLP ratio (null: the paper's preset). */
+    int[] vitShape;
     /** Hold out the last K training examples and evaluate on them instead of the test set (0: the test set). */
     int validation;
     /** What this process shows while it trains: metrics endpoint, DL4J's UI. */
@@ -116,6 +118,11 @@ public final class TrainConfig {
             require(sharing != Sharing.NONE, "--partition " + partition + " splits the data over several workers: not with --sharing none");
         }
         require(validation >= 0, "--validation must be >= 0, got " + validation);
+        if (vitShape != null) {
+            require(model.equals("vit") && vitShape.length == 4 && java.util.Arrays.stream(vitShape).allMatch(v -> v >= 1)
+                && vitShape[0] % vitShape[2] == 0, "--vit-shape is HIDDEN,DEPTH,HEADS,MLP_RATIO (positive, HEADS dividing HIDDEN) for"
+                + " --model vit, got " + java.util.Arrays.toString(vitShape));
+        }
         if (model.equals("vit") || dataset == Dataset.CIFAR10) {
             require(dataset == Dataset.CIFAR10 && model.equals("vit"), "--model vit goes with --dataset cifar10 (and cifar10 with vit)");
             require(dataDir != null, "--data-dir is required for cifar10");

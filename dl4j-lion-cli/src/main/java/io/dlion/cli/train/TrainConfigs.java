@@ -110,4 +110,14 @@ public final class TrainConfigs {
         config.validation = validation;
         return config.validate();
     }
+
+    /**
+     * @param config a configuration from {@link #of}.
+     * @param shape  {@code --model vit}'s hidden, depth, heads and MLP ratio, or null for the paper's preset.
+     * @return the same configuration, validated again.
+     */
+    public static TrainConfig vitShape(final TrainConfig config, final int[] shape) {
+        config.vitShape = shape == null ? null : shape.clone();
+        return config.validate();
+    }
 }

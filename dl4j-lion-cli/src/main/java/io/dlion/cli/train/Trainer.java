@@ -21,6 +21,7 @@ import io.dlion.Lion;
 import io.dlion.cli.Models;
 import io.dlion.cli.data.Cifar10;
 import io.dlion.cli.data.Cifar10Augment;
+import io.dlion.cli.data.Cifar10Iterator;
 import io.dlion.cli.data.FashionMnist;
 import io.dlion.cli.vit.ViT;
 import io.dlion.cli.vit.ViTConfig;
@@ -195,7 +196,11 @@ public final class Trainer {
             case "vit-tiny":
                 return ViT.build(ViTConfig.tinyFashionMnist().toBuilder().updater(updater()).weightDecay(config.layerWeightDecay()).seed(config.seed).build());
             default:
-                return ViT.build(ViTConfig.paper().toBuilder().updater(updater()).weightDecay(config.layerWeightDecay()).seed(config.seed).build());
+                ViTConfig.Builder vit = ViTConfig.paper().toBuilder();
+                if (config.vitShape != null) {
+                    vit = vit.hidden(config.vitShape[0]).depth(config.vitShape[1]).heads(config.vitShape[2]).mlpRatio(config.vitShape[3]);
+                }
+                return ViT.build(vit.updater(updater()).weightDecay(config.layerWeightDecay()).seed(config.seed).build());
         }
         final MultiLayerNetwork net = new MultiLayerNetwork(conf);
         net.init();
@@ -209,18 +214,32 @@ public final class Trainer {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final long start = System.nanoTime();
         long steps = 0;
+        // CIFAR-10: a new seeded order every epoch and the standard crop and flip, from Cifar10Iterator
+        final Cifar10Iterator cifar = config.dataset == TrainConfig.Dataset.CIFAR10
+            ? new Cifar10Iterator(train, config.batch, Cifar10Augment.standard(config.seed), config.seed) : null;
         for (int epoch = 1; epoch <= config.epochs; epoch++) {
-            train.shuffle(config.seed + epoch);
-            final List<DataSet> batches = train.batchBy(config.batch);
-            final Progress progress = new Progress(out, epoch, batches.size(), config.quiet);
+            final java.util.Iterator<DataSet> batches;
+            final int count;
+            if (cifar != null) {
+                cifar.reset();
+                batches = cifar;
+                count = (train.numExamples() + config.batch - 1) / config.batch;
+            } else {
+                train.shuffle(config.seed + epoch);
+                final List<DataSet> list = train.batchBy(config.batch);
+                batches = list.iterator();
+                count = list.size();
+            }
+            final Progress progress = new Progress(out, epoch, count, config.quiet);
             double lossSum = 0;
-            for (final DataSet b : batches) {
-                fit(model, augment.apply(b));
+            while (batches.hasNext()) {
+                final DataSet b = batches.next();
+                fit(model, cifar != null ? b : augment.apply(b));
                 lossSum += model.score();
                 steps++;
                 progress.step(model.score(), 0, 0);
             }
-            metrics.add(epochDone(epoch, steps, model, test, lossSum / batches.size(), 0, 0, 1, start));
+            metrics.add(epochDone(epoch, steps, model, test, lossSum / count, 0, 0, 1, start));
         }
         printHash(0, model);
         return metrics;
