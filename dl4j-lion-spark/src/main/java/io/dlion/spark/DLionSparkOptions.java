@@ -54,6 +54,8 @@ public final class DLionSparkOptions implements Serializable {
     private int minVoters;
     private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
     private ExchangeDecorator exchangeDecorator;
+    private String partition;
+    private long partitionSeed;
     private int localSteps = LocalSteps.STEPS_DEFAULT;
     private double outerLrScale = LocalSteps.OUTER_LR_SCALE_DEFAULT;
     private double outerBeta1 = LocalSteps.OUTER_BETA1_DEFAULT;
@@ -117,6 +119,9 @@ public final class DLionSparkOptions implements Serializable {
             + "], got " + minVoters);
         require(rejoinAttempts >= 0, "rejoinAttempts must be >= 0 (0: a task that lost a round fails), got " + rejoinAttempts);
         localSteps().conclude();
+        if (partition != null) {
+            io.dlion.job.Partition.parse(partition, "partition");
+        }
         return this;
     }
 
@@ -132,6 +137,29 @@ public final class DLionSparkOptions implements Serializable {
         this.outerBeta2 = local.outerBeta2();
         this.outerWeightDecay = local.outerWeightDecay();
         return this;
+    }
+
+    /**
+     * @param spec split the training data again by label before training ({@code iid}, {@code dirichlet:ALPHA} or
+     *             {@code classes:K}; {@link DLionSparkTrainer#partition}), over as many workers as the RDD has partitions;
+     *             null (default): train on the RDD's partitions as they are.
+     * @param seed the split's seed.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions partition(final String spec, final long seed) {
+        this.partition = spec;
+        this.partitionSeed = seed;
+        return this;
+    }
+
+    /** @return the seed of {@link #partition()}. */
+    public long partitionSeed() {
+        return partitionSeed;
+    }
+
+    /** @return the split of the data by label, or null to keep the RDD's partitions. */
+    public String partition() {
+        return partition;
     }
 
     /** @return the local steps per vote and the outer step's settings. */
