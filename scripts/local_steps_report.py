@@ -75,8 +75,8 @@ def fmt(values):
 
 def tune(root):
     rs = [r for r in runs(os.path.join(root, "tune"))]
-    print("| method | H | outer lr scale | lr 3e-4 | lr 1e-3 | lr 3e-3 |")
-    print("|---|---|---|---|---|---|")
+    print("| method | H | outer lr scale | bits/param/step | lr 3e-4 | lr 1e-3 | lr 3e-3 |")
+    print("|---|---|---|---|---|---|---|")
     keys = sorted({(r["method"], r["h"], r["scale"]) for r in rs}, key=lambda k: (["mavo", "avg", "dense"].index(k[0]), k[1], k[2]))
     best = {}
     for k in keys:
@@ -88,7 +88,8 @@ def tune(root):
                 cur = best.get((k[0], k[1]))
                 if cur is None or acc[0] > cur[0]:
                     best[(k[0], k[1])] = (acc[0], lr, k[2])
-        print("| %s | %d | %s | %s |" % (LABEL[k[0]], k[1], k[2] if k[1] > 1 else "—", " | ".join(cells)))
+        bits = statistics.mean(r["epochs"][-1]["bits"] for r in rs if (r["method"], r["h"], r["scale"]) == k)
+        print("| %s | %d | %s | %.3f | %s |" % (LABEL[k[0]], k[1], k[2] if k[1] > 1 else "—", bits, " | ".join(cells)))
     return best
 
 
