@@ -69,8 +69,10 @@ def mean_std(values):
 
 
 def fmt(values):
+    if not values:
+        return "not run"
     m, s = mean_std(values)
-    return "%.2f ± %.2f%%" % (100 * m, 100 * s) + ("" if len(values) == 3 else " (%d seeds)" % len(values))
+    return "%.2f ± %.2f%%" % (100 * m, 100 * s) + ("" if len(values) == 3 else (" (%d seed%s)" % (len(values), "" if len(values) == 1 else "s")))
 
 
 def tune(root):
