@@ -67,6 +67,9 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "output directory")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    LocalStepsOptions local = new LocalStepsOptions();
+
     @Override
     public Integer call() throws Exception {
         if (epochs < 1) {
@@ -75,7 +78,10 @@ public final class SweepCommand implements Callable<Integer> {
         final List<Sweep.Run> runs = Sweep.plan(models, methods, workers, workerBatch, lrLion, lrAdamW, seeds);
         final List<TrainConfig> configs = new ArrayList<>();
         for (final Sweep.Run run : runs) {
-            configs.add(Sweep.config(run, dataset, dataDir, epochs, trainLimit, testLimit, epochTimeout, out));
+            final TrainConfig c = Sweep.config(run, dataset, dataDir, epochs, trainLimit, testLimit, epochTimeout, out);
+            final boolean dlion = run.method().equals("mavo") || run.method().equals("avg");
+            configs.add(Sweep.variant(c, dlion ? local.settings() : io.dlion.dist.LocalSteps.none(), dlion ? local.partition : "iid",
+                local.validation));
         }
         Files.createDirectories(out);
         final long start = System.nanoTime();
@@ -119,6 +125,16 @@ public final class SweepCommand implements Callable<Integer> {
         }
         if (testLimit > 0) {
             a.addAll(List.of("--test-limit", String.valueOf(testLimit)));
+        }
+        if (local.localSteps != 1) {
+            a.addAll(List.of("--local-steps", String.valueOf(local.localSteps), "--outer-lr-scale", String.valueOf(local.outerLrScale),
+                "--outer-beta1", String.valueOf(local.outerBeta1), "--outer-beta2", String.valueOf(local.outerBeta2)));
+        }
+        if (!"iid".equals(local.partition)) {
+            a.addAll(List.of("--partition", local.partition));
+        }
+        if (local.validation > 0) {
+            a.addAll(List.of("--validation", String.valueOf(local.validation)));
         }
         a.addAll(List.of("--out", out.toString()));
         return String.join(" ", a);

@@ -24,6 +24,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     MonitorOptions monitor = new MonitorOptions();
 
+    @Mixin
+    LocalStepsOptions local = new LocalStepsOptions();
+
     @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
     String optimizer;
 
@@ -58,6 +61,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--hostile-mode", description = "invert (vote against the own sign) or random (default: ${DEFAULT-VALUE})")
     String hostileMode = "invert";
 
+    @Option(names = "--vit-shape", split = ",", description = "--model vit: HIDDEN,DEPTH,HEADS,MLP_RATIO (default: the paper's 512,6,8,4)")
+    int[] vitShape;
+
     @Override
     public Integer call() throws Exception {
         final Sharing s = sharing;
@@ -67,6 +73,8 @@ public final class TrainCommand implements Callable<Integer> {
             lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit, epochTimeout, opts.out);
         TrainConfigs.hostile(config, hostile, hostileMode);
         TrainConfigs.topology(config, topology);
+        local.apply(config);
+        TrainConfigs.vitShape(config, vitShape);
         try (Monitor m = monitor.open("dlion-train")) {
             config.monitor = m;
             new Trainer(config, System.out).run();

@@ -47,6 +47,9 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     MonitorOptions monitor = new MonitorOptions();
 
+    @Mixin
+    LocalStepsOptions local = new LocalStepsOptions();
+
     @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
     String serverFlag;
 
@@ -201,9 +204,9 @@ public final class WorkerCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--topology sharded supports neither --resume nor --with-server: every worker serves a slice,"
                 + " and a dead worker's slice moves to the next live rank");
         }
-        final TrainConfig config = TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers,
+        final TrainConfig config = local.apply(TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers,
             s.isDense() ? "aeron-udp" : "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit,
-            awaitTimeoutSeconds, opts.out);
+            awaitTimeoutSeconds, opts.out));
         if (history != null && s.isDense()) {
             throw new IllegalArgumentException("--history records D-Lion rounds: --sharing " + s.cliName() + " has none");
         }

@@ -44,6 +44,18 @@ public final class DLion {
     }
 
     /**
+     * Plug D-Lion into one model, voting every H steps on the pseudo-gradient of H local steps.
+     *
+     * @param model    MultiLayerNetwork or ComputationGraph with {@link io.dlion.Lion} on every trainable layer.
+     * @param exchange this worker's end of the vote.
+     * @param local    H and the outer step's settings.
+     * @return the accumulator now set on the model (for its statistics).
+     */
+    public static DLionAccumulator attach(final Model model, final VoteExchange exchange, final LocalSteps local) {
+        return DLionAccumulator.forModel(model, exchange, DEFAULT_ROUND_TIMEOUT_MILLIS, local);
+    }
+
+    /**
      * @param model the model to replicate; every trainable layer must use {@link io.dlion.Lion}.
      * @return a builder of a ParallelWrapper whose replicas exchange D-Lion votes.
      */

@@ -56,6 +56,7 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     private final int workers;
     private final transient IntFunction<VoteExchange> exchanges;
     private final long roundTimeoutMillis;
+    private final transient LocalSteps local;
     private final transient DLionWorker single;
     private final transient Model model;
     private final transient Map<Thread, DLionWorker> byThread = new ConcurrentHashMap<>();
@@ -65,18 +66,19 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     private volatile int consumers;
 
     private DLionAccumulator(final int workers, final IntFunction<VoteExchange> exchanges, final long roundTimeoutMillis, final Model model,
-        final VoteExchange exchange) {
+        final VoteExchange exchange, final LocalSteps local) {
         if (roundTimeoutMillis <= 0) {
             throw new IllegalArgumentException("roundTimeoutMillis must be > 0, got " + roundTimeoutMillis);
         }
         this.workers = workers;
         this.exchanges = exchanges;
         this.roundTimeoutMillis = roundTimeoutMillis;
+        this.local = Objects.requireNonNull(local, "localSteps").copy().conclude();
         this.consumers = workers;
         this.allTouched = new CountDownLatch(workers);
         this.model = model;
         if (model != null) {
-            single = new DLionWorker(exchange, roundTimeoutMillis);
+            single = new DLionWorker(exchange, roundTimeoutMillis, this.local);
             single.bindModel(model);
             all.add(single);
         } else {
@@ -93,9 +95,23 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
      * @return the accumulator, already set on the model.
      */
     public static DLionAccumulator forModel(final Model model, final VoteExchange exchange, final long roundTimeoutMillis) {
+        return forModel(model, exchange, roundTimeoutMillis, LocalSteps.none());
+    }
+
+    /**
+     * D-Lion for one model with local steps between votes ({@link LocalSteps}), which this call binds and plugs in.
+     *
+     * @param model              a MultiLayerNetwork or ComputationGraph whose layers all use {@link io.dlion.Lion}.
+     * @param exchange           this worker's end of the vote (in-process or Aeron).
+     * @param roundTimeoutMillis the longest a step waits for a round's result before it fails.
+     * @param local              H and the outer step's settings (validated here, copied).
+     * @return the accumulator, already set on the model.
+     */
+    public static DLionAccumulator forModel(final Model model, final VoteExchange exchange, final long roundTimeoutMillis,
+        final LocalSteps local) {
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(exchange, "exchange");
-        final DLionAccumulator acc = new DLionAccumulator(1, null, roundTimeoutMillis, model, exchange);
+        final DLionAccumulator acc = new DLionAccumulator(1, null, roundTimeoutMillis, model, exchange, local);
         if (model instanceof MultiLayerNetwork) {
             ((MultiLayerNetwork) model).setGradientsAccumulator(acc);
         } else {
@@ -117,7 +133,7 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, got " + workers);
         }
-        return new DLionAccumulator(workers, Objects.requireNonNull(exchanges, "exchanges"), roundTimeoutMillis, null, null);
+        return new DLionAccumulator(workers, Objects.requireNonNull(exchanges, "exchanges"), roundTimeoutMillis, null, null, LocalSteps.none());
     }
 
     private DLionWorker worker() {
@@ -141,10 +157,41 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
     }
 
     /**
+     * @return the steps the single model has taken (= {@code round() * H} plus the local steps of the outer step under
+     *     way; = {@link #round()} with H = 1); for {@link #forModel} accumulators only.
+     */
+    public long step() {
+        return singleWorker("step").step();
+    }
+
+    /**
+     * @return true when the single model is between outer steps (always true with H = 1 between steps): where
+     *     checkpoints and hand-overs are taken.
+     */
+    public boolean atOuterBoundary() {
+        return singleWorker("atOuterBoundary").atOuterBoundary();
+    }
+
+    /**
+     * End the outer step under way early, with a vote on the pseudo-gradient of the local steps taken so far (lr_out
+     * scaled by their count instead of H), so that every worker holds the same parameters: at the end of training, on
+     * every worker at the same step. Nothing happens between outer steps (always with H = 1). Single model only.
+     */
+    public void finishOuterStep() {
+        singleWorker("finishOuterStep").finishOuterStep();
+    }
+
+    /** @return the local steps per vote and the outer step's settings of this accumulator. */
+    public LocalSteps localSteps() {
+        return local.copy();
+    }
+
+    /**
      * Let the single model vote next in {@code round}: for a worker that resumes a job from a checkpoint or
      * rejoins it after being resynced to the job's parameters ({@link DLionCheckpoint}). Call between steps,
      * after the model holds the parameters the job had when {@code round} started; the exchange must accept
-     * that round (in-process hub: any round not yet completed; Aeron: {@code firstRound(round)}).
+     * that round (in-process hub: any round not yet completed; Aeron: {@code firstRound(round)}). With local steps
+     * the model starts the local steps of that outer round (a step number of {@code round * H}).
      *
      * @param round the next round, >= 0.
      */
@@ -207,7 +254,7 @@ public final class DLionAccumulator implements GradientsAccumulator, Registerabl
             if (id < all.size()) {
                 w = all.get(id);
             } else {
-                w = new DLionWorker(exchanges.apply(id), roundTimeoutMillis);
+                w = new DLionWorker(exchanges.apply(id), roundTimeoutMillis, local);
                 all.add(w);
             }
         }

@@ -1,5 +1,7 @@
 package io.dlion.dist;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,12 +21,18 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.updater.BaseMultiLayerUpdater;
 import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
 
 /**
  * One D-Lion worker's state between two rounds, in one file: DL4J's model zip ({@link ModelSerializer}, with
  * the updater state, i.e. this worker's Lion momentum {@code m}) plus an entry {@value #ENTRY} holding the
  * round the worker votes in next and the {@link JobRun} (job id and run id) it belongs to. Parameters are the same on
  * every worker; the momentum is each worker's own.
+ * <p>
+ * With local steps ({@link LocalSteps}, H > 1) a checkpoint is taken only between outer steps: its {@code round} is the
+ * outer round voted next, the entry also holds {@code localSteps} (H; absent in older files: 1), and a second entry
+ * {@value #OUTER_ENTRY} holds the worker's outer momentum (the Lion updaters' state in the model zip is the inner
+ * optimizer's, kept across outer steps). A resume must use the same H.
  * <p>
  * Uses, between steps (never while the model is inside {@code fit}):
  * <ul>
@@ -43,9 +51,11 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 public final class DLionCheckpoint {
     /**
      * Zip entry with the D-Lion fields ({@code format}, {@code round}, {@code worker}, {@code workers}, {@code model},
-     * {@code job}, {@code run}).
+     * {@code job}, {@code run}, and with local steps {@code localSteps}).
      */
     public static final String ENTRY = "dlion-checkpoint.properties";
+    /** Zip entry with the outer momentum of a worker with local steps (ND4J's binary array format). */
+    public static final String OUTER_ENTRY = "dlion-outer-momentum.bin";
     /** Version of the {@link #ENTRY} fields: 2 added {@code job} and {@code run}; version 1 files read as {@link JobRun#UNNAMED}. */
     public static final int FORMAT = 2;
 
@@ -69,8 +79,11 @@ public final class DLionCheckpoint {
     private final int workers;
     private final boolean graph;
     private final JobRun run;
+    private final int localSteps;
 
-    private DLionCheckpoint(final Path file, final long round, final int workerId, final int workers, final boolean graph, final JobRun run) {
+    private DLionCheckpoint(final Path file, final long round, final int workerId, final int workers, final boolean graph, final JobRun run,
+        final int localSteps) {
+        this.localSteps = localSteps;
         this.file = file;
         this.round = round;
         this.workerId = workerId;
@@ -105,6 +118,11 @@ public final class DLionCheckpoint {
         Objects.requireNonNull(run, "run");
         Objects.requireNonNull(model, "model");
         final DLionWorker worker = accumulator.single();
+        if (!worker.atOuterBoundary()) {
+            throw new IllegalStateException("a checkpoint is taken between outer steps only: worker " + worker.exchange().workerId()
+                + " is at step " + worker.step() + ", inside outer round " + worker.round() + " (localSteps=" + worker.local().steps() + ")");
+        }
+        final int h = worker.local().steps();
         final boolean graph = isGraph(model);
         final Path dir = file.toAbsolutePath().getParent();
         try {
@@ -120,8 +138,18 @@ public final class DLionCheckpoint {
                 p.setProperty("model", graph ? "ComputationGraph" : "MultiLayerNetwork");
                 p.setProperty("job", Integer.toString(run.jobId()));
                 p.setProperty("run", run.runId());
-                try (FileSystem zip = FileSystems.newFileSystem(tmp); OutputStream out = Files.newOutputStream(zip.getPath(ENTRY))) {
-                    p.store(out, "D-Lion worker checkpoint");
+                if (h > 1) {
+                    p.setProperty("localSteps", Integer.toString(h));
+                }
+                try (FileSystem zip = FileSystems.newFileSystem(tmp)) {
+                    try (OutputStream out = Files.newOutputStream(zip.getPath(ENTRY))) {
+                        p.store(out, "D-Lion worker checkpoint");
+                    }
+                    if (h > 1) {
+                        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(zip.getPath(OUTER_ENTRY)))) {
+                            Nd4j.write(worker.outerMomentum(), out);
+                        }
+                    }
                 }
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } finally {
@@ -130,7 +158,7 @@ public final class DLionCheckpoint {
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write D-Lion checkpoint " + file, e);
         }
-        return new DLionCheckpoint(file, worker.round(), worker.exchange().workerId(), worker.exchange().workers(), graph, run);
+        return new DLionCheckpoint(file, worker.round(), worker.exchange().workerId(), worker.exchange().workers(), graph, run, h);
     }
 
     /**
@@ -156,12 +184,18 @@ public final class DLionCheckpoint {
         }
         final JobRun run = format == 1 ? JobRun.UNNAMED : new JobRun(Integer.parseInt(p.getProperty("job")), p.getProperty("run"));
         return new DLionCheckpoint(file, Long.parseLong(p.getProperty("round")), Integer.parseInt(p.getProperty("worker")),
-            Integer.parseInt(p.getProperty("workers")), "ComputationGraph".equals(p.getProperty("model")), run);
+            Integer.parseInt(p.getProperty("workers")), "ComputationGraph".equals(p.getProperty("model")), run,
+            Integer.parseInt(p.getProperty("localSteps", "1")));
     }
 
     /** @return the round the worker votes in next. */
     public long round() {
         return round;
+    }
+
+    /** @return H, the local steps per vote of the job that wrote it (1: per-step D-Lion). */
+    public int localSteps() {
+        return localSteps;
     }
 
     /** @return the id of the worker that wrote it. */
@@ -202,12 +236,53 @@ public final class DLionCheckpoint {
      * @return the accumulator, set on the restored model ({@link DLionAccumulator#model()}).
      */
     public DLionAccumulator resume(final VoteExchange exchange, final long roundTimeoutMillis) {
+        return resume(exchange, roundTimeoutMillis, LocalSteps.none());
+    }
+
+    /**
+     * Resume this worker where its checkpoint left off: the saved parameters, momentum (inner and outer) and round.
+     *
+     * @param exchange           this worker's exchange; it must accept votes from round {@link #round()} on.
+     * @param roundTimeoutMillis the longest a step waits for a round's result.
+     * @param local              the job's local steps; H must be the checkpoint's.
+     * @return the accumulator, set on the restored model ({@link DLionAccumulator#model()}).
+     */
+    public DLionAccumulator resume(final VoteExchange exchange, final long roundTimeoutMillis, final LocalSteps local) {
         checkWorker(exchange);
+        checkLocalSteps(local);
         if (exchange.workerId() != workerId) {
             throw new IllegalArgumentException("checkpoint of worker " + workerId + " resumed as worker " + exchange.workerId()
                 + ": use rejoin to take another worker's parameters");
         }
-        return attach(model(), exchange, roundTimeoutMillis);
+        final DLionAccumulator acc = attach(model(), exchange, roundTimeoutMillis, local);
+        loadOuterMomentum(acc);
+        return acc;
+    }
+
+    private void checkLocalSteps(final LocalSteps local) {
+        Objects.requireNonNull(local, "localSteps");
+        if (local.steps() != localSteps) {
+            throw new IllegalArgumentException("checkpoint " + file + " was written with localSteps=" + localSteps + ", the job has localSteps="
+                + local.steps());
+        }
+    }
+
+    private void loadOuterMomentum(final DLionAccumulator acc) {
+        if (localSteps <= 1) {
+            return;
+        }
+        final INDArray target = acc.single().outerMomentum();
+        try (FileSystem zip = FileSystems.newFileSystem(file);
+             DataInputStream in = new DataInputStream(Files.newInputStream(zip.getPath(OUTER_ENTRY)))) {
+            final INDArray saved = Nd4j.read(in);
+            if (saved.length() != target.length()) {
+                throw new IllegalArgumentException("checkpoint " + file + ": outer momentum of " + saved.length() + " values, the model has "
+                    + target.length());
+            }
+            target.assign(saved.reshape(target.shape()));
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot read the outer momentum of D-Lion checkpoint " + file, e);
+        }
     }
 
     /**
@@ -221,8 +296,25 @@ public final class DLionCheckpoint {
      * @return the accumulator, set on the new model ({@link DLionAccumulator#model()}).
      */
     public DLionAccumulator rejoin(final Momentum momentum, final DLionCheckpoint own, final VoteExchange exchange, final long roundTimeoutMillis) {
+        return rejoin(momentum, own, exchange, roundTimeoutMillis, LocalSteps.none());
+    }
+
+    /**
+     * A worker (re)joins the job with this checkpoint's parameters, taken at an outer-step boundary; the momentum policy
+     * applies to the inner (Lion updater) and the outer momentum alike.
+     *
+     * @param momentum           the momentum policy.
+     * @param own                the joining worker's own older checkpoint, for {@link Momentum#OWN} (else ignored, may be null).
+     * @param exchange           the joining worker's exchange; it must accept votes from round {@link #round()} on.
+     * @param roundTimeoutMillis the longest a step waits for a round's result.
+     * @param local              the job's local steps; H must be the checkpoint's.
+     * @return the accumulator, set on the new model ({@link DLionAccumulator#model()}).
+     */
+    public DLionAccumulator rejoin(final Momentum momentum, final DLionCheckpoint own, final VoteExchange exchange, final long roundTimeoutMillis,
+        final LocalSteps local) {
         Objects.requireNonNull(momentum, "momentum");
         checkWorker(exchange);
+        checkLocalSteps(local);
         final Model model = model();
         final INDArray state = updaterState(model);
         switch (momentum) {
@@ -249,7 +341,14 @@ public final class DLionCheckpoint {
             default:
                 break;
         }
-        return attach(model, exchange, roundTimeoutMillis);
+        final DLionAccumulator acc = attach(model, exchange, roundTimeoutMillis, local);
+        if (momentum == Momentum.DONOR) {
+            loadOuterMomentum(acc);
+        } else if (momentum == Momentum.OWN) {
+            own.checkLocalSteps(local);
+            own.loadOuterMomentum(acc);
+        }
+        return acc;
     }
 
     /**
@@ -261,6 +360,7 @@ public final class DLionCheckpoint {
      * @throws IllegalArgumentException when the checkpoint's model has another parameter count.
      */
     public void rejoinInto(final DLionAccumulator accumulator) {
+        checkLocalSteps(accumulator.localSteps());
         final Model target = accumulator.model();
         final Model donated = model();
         if (donated.numParams() != target.numParams()) {
@@ -273,6 +373,7 @@ public final class DLionCheckpoint {
             state.assign(0);
         }
         accumulator.resumeAt(round);
+        accumulator.single().zeroOuterMomentum();
     }
 
     private void checkWorker(final VoteExchange exchange) {
@@ -282,8 +383,8 @@ public final class DLionCheckpoint {
         }
     }
 
-    private DLionAccumulator attach(final Model model, final VoteExchange exchange, final long roundTimeoutMillis) {
-        final DLionAccumulator acc = DLionAccumulator.forModel(model, exchange, roundTimeoutMillis);
+    private DLionAccumulator attach(final Model model, final VoteExchange exchange, final long roundTimeoutMillis, final LocalSteps local) {
+        final DLionAccumulator acc = DLionAccumulator.forModel(model, exchange, roundTimeoutMillis, local);
         acc.resumeAt(round);
         return acc;
     }

@@ -42,6 +42,7 @@ final class DLionWorker {
     private final long roundTimeoutMillis;
     private final List<Block> blocks = new ArrayList<>();
     private final DLionStats stats;
+    private final LocalSteps local;
 
     private Model boundModel;
     private Object boundUpdater;
@@ -58,11 +59,18 @@ final class DLionWorker {
     private INDArray partsUpdate;
     private double[] partsLr = new double[0];
     private long partsNs;
+    /** Local steps taken since the last outer step (H > 1 only). */
+    private int inner;
+    /** theta at the start of the outer step, the outer momentum and the pseudo-gradient (H > 1 only). */
+    private INDArray theta0;
+    private INDArray outerM;
+    private INDArray pseudo;
 
-    DLionWorker(final VoteExchange exchange, final long roundTimeoutMillis) {
+    DLionWorker(final VoteExchange exchange, final long roundTimeoutMillis, final LocalSteps local) {
         this.exchange = exchange;
         this.roundTimeoutMillis = roundTimeoutMillis;
         this.stats = new DLionStats(exchange.workerId(), exchange.counters());
+        this.local = local;
     }
 
     private static final class Block {
@@ -94,6 +102,33 @@ final class DLionWorker {
         this.observer = observer;
     }
 
+    /** @return the local steps per vote and the outer settings. */
+    LocalSteps local() {
+        return local;
+    }
+
+    /** @return the steps taken so far: round * H + the local steps of the outer step under way. */
+    long step() {
+        return round * local.steps() + inner;
+    }
+
+    /** @return true between outer steps (always with H = 1): a checkpoint or hand-over may be taken. */
+    boolean atOuterBoundary() {
+        return inner == 0 && pending == null;
+    }
+
+    /** @return the outer momentum (H > 1; null before the first bind or with H = 1). */
+    INDArray outerMomentum() {
+        return outerM;
+    }
+
+    /** Zero the outer momentum: a worker that takes another worker's parameters (rejoin). */
+    void zeroOuterMomentum() {
+        if (outerM != null) {
+            outerM.assign(0);
+        }
+    }
+
     /**
      * Continue at {@code round}: the next {@link #store} votes in that round. Only between steps (no round
      * pending); the model must already hold the job's parameters as of the start of that round.
@@ -106,6 +141,7 @@ final class DLionWorker {
             throw new IllegalStateException("worker " + exchange.workerId() + " is inside round " + this.round + ": resume between steps only");
         }
         this.round = round;
+        this.inner = 0;
     }
 
     /**
@@ -139,7 +175,9 @@ final class DLionWorker {
                 throw new IllegalArgumentException(refusal(gu.getConfig().getClass().getSimpleName(), block.getParamOffsetStart(), block.getParamOffsetEnd()));
             }
             final LionUpdater lion = (LionUpdater) gu;
-            lion.bindVoteTarget(votes.get(NDArrayIndex.interval(block.getParamOffsetStart(), block.getParamOffsetEnd())));
+            if (!local.enabled()) {
+                lion.bindVoteTarget(votes.get(NDArrayIndex.interval(block.getParamOffsetStart(), block.getParamOffsetEnd())));
+            }
             blocks.add(new Block(block.getParamOffsetStart(), block.getParamOffsetEnd(), lion));
         }
     }
@@ -180,6 +218,11 @@ final class DLionWorker {
             votes = Nd4j.create(like.dataType(), n);
             packer = new SignPacker(n, like.dataType());
             applier = new DeltaApplier();
+            if (local.enabled()) {
+                theta0 = Nd4j.create(like.dataType(), n);
+                outerM = Nd4j.create(like.dataType(), n);
+                pseudo = Nd4j.create(like.dataType(), n);
+            }
         }
         words = new long[(int) ((n + 63) >>> 6)];
     }
@@ -204,25 +247,43 @@ final class DLionWorker {
             stats.onSkippedStep();
             return;
         }
+        if (local.enabled()) {
+            if (inner == 0) {
+                try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
+                    theta0.assign(boundModel.params());
+                }
+            }
+            return;
+        }
+        exchange(votes, update);
+    }
+
+    /**
+     * Pack the signs of {@code c}, submit them for this round and wait (bounded) for the result; with a {@code target},
+     * add {@code lr_block * Delta} into it part by part as the result's parts arrive.
+     */
+    private void exchange(final INDArray c, final INDArray target) {
         final long start = System.nanoTime();
         final RoundTimes times = stats.times();
         times.packStarted(start);
         try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
-            packer.pack(votes, round, words);
+            packer.pack(c, round, words);
         }
         final long packed = System.nanoTime();
         times.record(RoundTimes.Phase.PACK, packed - start);
-        if (partsLr.length != blocks.size()) {
-            partsLr = new double[blocks.size()];
-        }
-        for (int i = 0; i < partsLr.length; i++) {
-            partsLr[i] = blocks.get(i).updater.getConfig().getLearningRate((int) round, epoch);
-        }
-        partsUpdate = update;
         partsNs = 0;
+        partsUpdate = target;
+        if (target != null) {
+            if (partsLr.length != blocks.size()) {
+                partsLr = new double[blocks.size()];
+            }
+            for (int i = 0; i < partsLr.length; i++) {
+                partsLr[i] = blocks.get(i).updater.getConfig().getLearningRate((int) round, epoch);
+            }
+        }
         exchange.submit(round, words, votes.length());
         try {
-            pending = exchange.await(round, roundTimeoutMillis, this::addPart);
+            pending = target == null ? exchange.await(round, roundTimeoutMillis) : exchange.await(round, roundTimeoutMillis, this::addPart);
         } catch (final TimeoutException e) {
             throw new IllegalStateException("D-Lion worker " + exchange.workerId() + ": no result for round " + round
                 + " within " + roundTimeoutMillis + " ms", e);
@@ -261,6 +322,14 @@ final class DLionWorker {
         if (skipStep) {
             return;
         }
+        if (local.enabled()) {
+            function.step(params, update);
+            inner++;
+            if (inner == local.steps()) {
+                outerStep(params, inner);
+            }
+            return;
+        }
         if (pending == null) {
             throw new IllegalStateException("applyUpdate without storeUpdate for round " + round);
         }
@@ -278,6 +347,56 @@ final class DLionWorker {
         }
         pending = null;
         partsUpdate = null;
+        round++;
+    }
+
+    /**
+     * End the outer step under way after fewer than H local steps (the end of a job, the same step on every worker):
+     * vote on the pseudo-gradient of the steps taken, lr_out scaled by their count. Nothing happens at a boundary.
+     */
+    void finishOuterStep() {
+        if (local.enabled() && inner > 0) {
+            outerStep(boundModel.params(), inner);
+        }
+    }
+
+    /**
+     * The outer step after H local steps: vote on the pseudo-gradient with the outer momentum, then every worker sets
+     * theta = theta0 - lr_out * (Delta + lambda * theta0) over each Lion block (parameters outside them keep theta0).
+     */
+    private void outerStep(final INDArray params, final int taken) {
+        final double b1 = local.outerBeta1();
+        final double b2 = local.outerBeta2();
+        try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
+            pseudo.assign(theta0).subi(params);                               // g = theta - theta_i
+            votes.assign(outerM).muli(b1).addi(pseudo.mul(1.0 - b1));         // c = b1 m + (1 - b1) g
+            outerM.muli(b2).addi(pseudo.mul(1.0 - b2));                       // m = b2 m + (1 - b2) g
+        }
+        exchange(votes, null);
+        final long start = System.nanoTime();
+        final long lastStep = round * local.steps() + taken - 1;
+        try (MemoryWorkspace outside = Nd4j.getMemoryManager().scopeOutOfWorkspaces()) {
+            pseudo.assign(0);
+            for (final Block b : blocks) {
+                final double lr = local.outerLrScale() * taken * b.updater.getConfig().getLearningRate((int) lastStep, epoch);
+                applier.addScaled(pending, pseudo, b.start, b.end, 1.0);                      // Delta
+                final INDArray range = pseudo.get(NDArrayIndex.interval(b.start, b.end));
+                if (local.outerWeightDecay() > 0) {
+                    range.addi(theta0.get(NDArrayIndex.interval(b.start, b.end)).mul(local.outerWeightDecay()));
+                }
+                range.muli(lr);                                                              // lr_out (Delta + lambda theta)
+            }
+            params.assign(theta0).subi(pseudo);
+        }
+        Nd4j.getExecutioner().commit();
+        final long end = System.nanoTime();
+        stats.times().record(RoundTimes.Phase.APPLY, end - start);
+        stats.times().roundDone(end);
+        if (observer != null) {
+            observer.applied(pending);
+        }
+        pending = null;
+        inner = 0;
         round++;
     }
 }

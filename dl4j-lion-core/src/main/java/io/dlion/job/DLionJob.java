@@ -12,6 +12,7 @@ import io.dlion.dist.DLion;
 import io.dlion.dist.DLionAccumulator;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.dist.JobRun;
+import io.dlion.dist.LocalSteps;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.RejoinRequiredException;
 import io.dlion.exchange.VoteExchange;
@@ -34,6 +35,12 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * Every step is one round of Algorithm 1: the model's {@code fit(batch)} computes the gradient, its Lion updaters
  * write the vote, the exchange returns the result every worker applies. Between steps the job hands its parameters
  * to a worker that rejoins when the server names it the donor, and writes its checkpoint every K rounds.
+ * <p>
+ * With local steps ({@link Builder#localSteps}, H > 1) a round is an outer step: H batches trained locally, then one
+ * vote on their pseudo-gradient. Epochs, {@code roundsPerEpoch} and the skipped batches of a resume or rejoin then count
+ * steps (batches), and an outer step may span the end of an epoch; hand-overs and checkpoints happen only between
+ * outer steps (a checkpoint every K outer rounds). When the job's steps are not a multiple of H, its last outer step is
+ * shorter ({@link DLionAccumulator#finishOuterStep()}), so that every worker ends with the same parameters.
  * <p>
  * Epochs: the job runs {@code roundsPerEpoch} rounds per epoch, the same number on every worker (a synchronous job
  * cannot let one worker stop early). The iterator is {@code reset()} before every epoch (when it supports reset); a
@@ -113,7 +120,7 @@ public final class DLionJob implements AutoCloseable {
         if (history != null) {
             accumulator.observeRounds(history);
         }
-        final long start = accumulator.round();
+        final long start = accumulator.step();
         this.epoch = (int) (start / roundsPerEpoch) + 1;
         this.firstStep = (int) (start % roundsPerEpoch);
         for (int e = 1; e < epoch && e <= epochs; e++) {
@@ -163,7 +170,12 @@ public final class DLionJob implements AutoCloseable {
         return epochs;
     }
 
-    /** @return rounds per epoch, the same on every worker. */
+    /** @return the steps the job has taken (= {@link #round()} with H = 1). */
+    public long step() {
+        return accumulator.step();
+    }
+
+    /** @return rounds per epoch (steps per epoch with local steps), the same on every worker. */
     public int roundsPerEpoch() {
         return roundsPerEpoch;
     }
@@ -218,9 +230,9 @@ public final class DLionJob implements AutoCloseable {
                 }
                 rejoin(lost);
                 // the round the job goes on with: later in this epoch (skip the batches of the rounds in between), or later
-                final long next = accumulator.round() - (long) (epoch - 1) * roundsPerEpoch;
+                final long next = accumulator.step() - (long) (epoch - 1) * roundsPerEpoch;
                 if (next >= roundsPerEpoch) {
-                    rejoinedAt = accumulator.round();
+                    rejoinedAt = accumulator.step();
                     break;
                 }
                 for (int k = s + 1; k < next; k++) {
@@ -236,6 +248,9 @@ public final class DLionJob implements AutoCloseable {
             l.onEpochEnd(model);
         }
         endEpoch(true);
+        if (done()) {
+            accumulator.finishOuterStep();
+        }
         if (rejoinedAt >= 0) {
             // rejoined in a later epoch: the epochs in between are skipped, their shard resets counted as a resume does
             while (epoch <= rejoinedAt / roundsPerEpoch && !done()) {
@@ -363,6 +378,9 @@ public final class DLionJob implements AutoCloseable {
             handOver.doWork();
         }
         pendingNotices.addAll(exchange.takeJoinNotices());
+        if (!accumulator.atOuterBoundary()) {
+            return;
+        }
         for (final Iterator<JoinNotice> it = pendingNotices.iterator(); it.hasNext();) {
             final JoinNotice n = it.next();
             final int id = exchange.workerId();
@@ -426,6 +444,7 @@ public final class DLionJob implements AutoCloseable {
         private JobRun run = JobRun.UNNAMED;
         private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
         private RoundHistory history;
+        private LocalSteps localSteps = LocalSteps.none();
         private Listener listener = new Listener() {
         };
 
@@ -538,6 +557,16 @@ public final class DLionJob implements AutoCloseable {
         }
 
         /**
+         * @param local H local steps per vote and the outer step's settings (default: per-step D-Lion, H = 1); a resume
+         *              or rejoin must use the H of the checkpoint or donor.
+         * @return this for a fluent API.
+         */
+        public Builder localSteps(final LocalSteps local) {
+            this.localSteps = Objects.requireNonNull(local, "localSteps");
+            return this;
+        }
+
+        /**
          * @param listener what the job reports (rounds, epochs, events).
          * @return this for a fluent API.
          */
@@ -567,6 +596,7 @@ public final class DLionJob implements AutoCloseable {
             require(!rejoin || handOver != null, "rejoin needs a handOver (where the donor's parameters come from)");
             require(rejoinAttempts >= 0, "rejoinAttempts must be >= 0, got " + rejoinAttempts);
             require(!rejoin || rejoinAttempts >= 1, "rejoin needs rejoinAttempts >= 1, got " + rejoinAttempts);
+            localSteps.conclude();
             if (handOver != null) {
                 handOver.bind(exchange);
             }
@@ -580,10 +610,10 @@ public final class DLionJob implements AutoCloseable {
             } else if (resume) {
                 final DLionCheckpoint own = DLionCheckpoint.read(checkpointOf(checkpointDir, exchange.workerId()));
                 run.check("checkpoint " + own.file(), own.run());
-                acc = own.resume(exchange, roundTimeoutMillis);
+                acc = own.resume(exchange, roundTimeoutMillis, localSteps);
                 listener.onEvent(String.format("worker %d resumed from %s at round %d", exchange.workerId(), own.file(), acc.round()));
             } else {
-                acc = DLionAccumulator.forModel(model, exchange, roundTimeoutMillis);
+                acc = DLionAccumulator.forModel(model, exchange, roundTimeoutMillis, localSteps);
             }
             return new DLionJob(this, acc);
         }
@@ -598,7 +628,7 @@ public final class DLionJob implements AutoCloseable {
                         exchange.rejoin();
                     }
                     final DLionCheckpoint donated = take(handOver, exchange, roundTimeoutMillis, run, listener);
-                    final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis);
+                    final DLionAccumulator acc = donated.rejoin(DLionCheckpoint.Momentum.ZERO, null, exchange, roundTimeoutMillis, localSteps);
                     if (history != null) {
                         history.joined(acc.round(), donated.workerId());
                     }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.dlion.Lion;
 import io.dlion.dist.DLionCheckpoint;
 import io.dlion.dist.JobRun;
+import io.dlion.dist.LocalSteps;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.vote.VoteRule;
@@ -126,6 +127,58 @@ class DLionJobTest {
         }
     }
 
+    private static List<INDArray> runLocal(final InProcessVoteHub hub, final Path ckpt, final int epochs, final boolean resume)
+        throws Exception {
+        final List<DLionJob> jobs = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            jobs.add(DLionJob.builder(net(), shard(i), hub.exchange(i)).epochs(epochs).localSteps(new LocalSteps().steps(2).outerWeightDecay(0.01))
+                .checkpoints(ckpt, resume ? 0 : 2).resume(resume).build());
+        }
+        final ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
+        try {
+            final List<Future<Model>> done = new ArrayList<>();
+            for (final DLionJob job : jobs) {
+                done.add(pool.submit(job::fit));
+            }
+            final List<INDArray> out = new ArrayList<>();
+            for (final Future<Model> f : done) {
+                out.add(f.get(60, TimeUnit.SECONDS).params().dup());
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+            for (final DLionJob job : jobs) {
+                job.close();
+            }
+        }
+    }
+
+    /**
+     * H = 2, 2 epochs of 5 steps: 5 outer rounds, checkpoints every 2 (the last at round 4 = step 8, inside epoch 2); a
+     * resume from it trains the last outer round and ends bit-identical to the run that never stopped (inner Lion state
+     * in the model zip, outer momentum in the checkpoint). One epoch of 5 steps ends with a shorter outer step: the
+     * workers still end bit-identical.
+     */
+    @Test
+    void shouldResumeLocalStepsAtAnOuterBoundaryBitForBit() throws Exception {
+        final Path ckpt = dir.resolve("local");
+        final List<INDArray> whole = runLocal(new InProcessVoteHub(WORKERS, VoteRule.MAJORITY, 30_000), ckpt, 2, false);
+        assertEquals(whole.get(0), whole.get(1), "workers bit-identical");
+        assertEquals(4, DLionCheckpoint.read(DLionJob.checkpointOf(ckpt, 0)).round());
+        assertEquals(2, DLionCheckpoint.read(DLionJob.checkpointOf(ckpt, 0)).localSteps());
+        final List<INDArray> resumed = runLocal(new InProcessVoteHub(WORKERS, VoteRule.MAJORITY, 30_000), ckpt, 2, true);
+        assertEquals(whole.get(0), resumed.get(0), "the resumed run ends where the whole run did");
+        assertEquals(whole.get(1), resumed.get(1));
+
+        final List<INDArray> odd = runLocal(new InProcessVoteHub(WORKERS, VoteRule.MAJORITY, 30_000), dir.resolve("odd"), 1, false);
+        assertEquals(odd.get(0), odd.get(1), "a shorter last outer step keeps the workers bit-identical");
+
+        final InProcessVoteHub hub = new InProcessVoteHub(WORKERS, VoteRule.MAJORITY, 30_000);
+        final IllegalArgumentException wrongH = assertThrows(IllegalArgumentException.class, () -> DLionJob.builder(net(), shard(0),
+            hub.exchange(0)).localSteps(new LocalSteps().steps(3)).checkpoints(ckpt, 0).resume(true).build());
+        assertTrue(wrongH.getMessage().contains("localSteps=2") && wrongH.getMessage().contains("localSteps=3"), wrongH.getMessage());
+    }
+
     @Test
     void shouldRefuseBadSettingsNamingThem() {
         final InProcessVoteHub hub = new InProcessVoteHub(1, VoteRule.MAJORITY, 1000);
@@ -137,6 +190,8 @@ class DLionJobTest {
         assertMessage("rejoinAttempts must be >= 0", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoinAttempts(-1).build());
         assertMessage("rejoin needs rejoinAttempts >= 1", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).rejoin(true)
             .rejoinAttempts(0).handOver(new DirectoryHandOver(dir)).build());
+        assertMessage("localSteps must be >= 1", () -> DLionJob.builder(net(), shard(0), hub.exchange(0)).localSteps(new LocalSteps().steps(0))
+            .build());
     }
 
     @Test

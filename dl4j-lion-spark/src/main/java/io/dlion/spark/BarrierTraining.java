@@ -209,7 +209,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             final DLionJob.Listener user = options.listener() == null ? null : options.listener().create(worker, attempt);
             final DLionJob.Builder builder = DLionJob.builder(net, batches, decorated(exchange, worker, attempt)).epochs(options.epochs())
                 .roundsPerEpoch(plan.roundsPerEpoch).roundTimeoutMillis(options.roundTimeoutMillis()).run(jobRun)
-                .handOver(handOver).rejoinAttempts(options.rejoinAttempts())
+                .handOver(handOver).rejoinAttempts(options.rejoinAttempts()).localSteps(options.localSteps())
                 .listener(new TaskListener(ctx, store, options.checkpointEvery(), user, progress, monitor == null ? null : monitor.listener()));
             if (resume >= 0) {
                 builder.checkpoints(store.dirOf(resume), 0).resume(true);
@@ -414,7 +414,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (ctx.isInterrupted()) {
                 throw new TaskKilledException(ctx.getKillReason().isDefined() ? ctx.getKillReason().get() : "killed");
             }
-            if (every > 0 && job.round() % every == 0) {
+            if (every > 0 && job.round() % every == 0 && job.accumulator().atOuterBoundary()) {
                 store.write(job, job.accumulator().currentStats().lastVoters() == job.exchange().workers());
             }
             if (user != null) {

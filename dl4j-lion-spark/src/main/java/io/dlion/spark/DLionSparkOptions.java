@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.dlion.aeron.Topology;
 import io.dlion.dist.DLion;
+import io.dlion.dist.LocalSteps;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.vote.VoteRule;
@@ -53,6 +54,13 @@ public final class DLionSparkOptions implements Serializable {
     private int minVoters;
     private int rejoinAttempts = REJOIN_ATTEMPTS_DEFAULT;
     private ExchangeDecorator exchangeDecorator;
+    private String partition;
+    private long partitionSeed;
+    private int localSteps = LocalSteps.STEPS_DEFAULT;
+    private double outerLrScale = LocalSteps.OUTER_LR_SCALE_DEFAULT;
+    private double outerBeta1 = LocalSteps.OUTER_BETA1_DEFAULT;
+    private double outerBeta2 = LocalSteps.OUTER_BETA2_DEFAULT;
+    private double outerWeightDecay = LocalSteps.OUTER_WEIGHT_DECAY_DEFAULT;
 
     /** Default interval of the driver's progress line. */
     public static final long PROGRESS_MILLIS_DEFAULT = 10_000;
@@ -110,7 +118,54 @@ public final class DLionSparkOptions implements Serializable {
         require(minVoters >= 0 && minVoters <= MAX_WORKERS, "minVoters must be 0 (a majority of the tasks) or in [1, " + MAX_WORKERS
             + "], got " + minVoters);
         require(rejoinAttempts >= 0, "rejoinAttempts must be >= 0 (0: a task that lost a round fails), got " + rejoinAttempts);
+        localSteps().conclude();
+        if (partition != null) {
+            io.dlion.job.Partition.parse(partition, "partition");
+        }
         return this;
+    }
+
+    /**
+     * @param local H local steps per vote and the outer step's settings ({@link LocalSteps}; default per-step D-Lion);
+     *              checkpoints are then taken every {@code checkpointEvery} outer rounds, between outer steps.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions localSteps(final LocalSteps local) {
+        this.localSteps = local.steps();
+        this.outerLrScale = local.outerLrScale();
+        this.outerBeta1 = local.outerBeta1();
+        this.outerBeta2 = local.outerBeta2();
+        this.outerWeightDecay = local.outerWeightDecay();
+        return this;
+    }
+
+    /**
+     * @param spec split the training data again by label before training ({@code iid}, {@code dirichlet:ALPHA} or
+     *             {@code classes:K}; {@link DLionSparkTrainer#partition}), over as many workers as the RDD has partitions;
+     *             null (default): train on the RDD's partitions as they are.
+     * @param seed the split's seed.
+     * @return this for a fluent API.
+     */
+    public DLionSparkOptions partition(final String spec, final long seed) {
+        this.partition = spec;
+        this.partitionSeed = seed;
+        return this;
+    }
+
+    /** @return the seed of {@link #partition()}. */
+    public long partitionSeed() {
+        return partitionSeed;
+    }
+
+    /** @return the split of the data by label, or null to keep the RDD's partitions. */
+    public String partition() {
+        return partition;
+    }
+
+    /** @return the local steps per vote and the outer step's settings. */
+    public LocalSteps localSteps() {
+        return new LocalSteps().steps(localSteps).outerLrScale(outerLrScale).outerBeta1(outerBeta1).outerBeta2(outerBeta2)
+            .outerWeightDecay(outerWeightDecay);
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.dlion.job.Partition;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -55,6 +56,7 @@ import scala.reflect.ClassTag$;
  * @param <M> MultiLayerNetwork or ComputationGraph.
  */
 public final class DLionSparkTrainer<M extends Model> {
+    private static final System.Logger LOG = System.getLogger(DLionSparkTrainer.class.getName());
     /**
      * JVM flags the driver and every executor need on Java 17: the {@code --add-opens} Spark documents, and the export
      * of {@code jdk.internal.misc} that Aeron's Agrona needs. Give them to {@code spark.driver.extraJavaOptions} (or the
@@ -132,12 +134,16 @@ public final class DLionSparkTrainer<M extends Model> {
     /**
      * Train on the RDD, one D-Lion worker per partition, for {@link DLionSparkOptions#epochs()} epochs.
      *
-     * @param data the training data: DataSets of any size, cut into batches of
-     *             {@link DLionSparkOptions#batchSizePerWorker()} within each partition.
+     * @param given the training data: DataSets of any size, cut into batches of
+     *              {@link DLionSparkOptions#batchSizePerWorker()} within each partition; with
+     *              {@link DLionSparkOptions#partition(String, long)} first split again over as many workers as it has partitions.
      * @return this trainer's network, trained.
      * @throws IllegalStateException when the tasks did not end with bit-identical parameters.
      */
-    public M fit(final JavaRDD<DataSet> data) {
+    public M fit(final JavaRDD<DataSet> given) {
+        final JavaRDD<DataSet> data = options.partition() == null ? given
+            : partition(given, given.getNumPartitions(), Partition.parse(options.partition(), "partition"), options.partitionSeed(),
+                options.batchSizePerWorker());
         final int partitions = data.getNumPartitions();
         if (partitions < 1 || partitions > DLionSparkOptions.MAX_WORKERS) {
             throw new IllegalArgumentException("the RDD must have 1.." + DLionSparkOptions.MAX_WORKERS + " partitions (one D-Lion worker each), got "
@@ -173,6 +179,38 @@ public final class DLionSparkTrainer<M extends Model> {
         }
         adopt(check(reports, partitions));
         return network;
+    }
+
+    /**
+     * Split examples over workers by label, as {@link Partition} says: every DataSet is cut into single examples, their
+     * labels are collected on the driver, the split is drawn there from the seed, and each example goes to its worker's
+     * partition, in the order of the examples (so the same data, seed and split give the same partitions).
+     *
+     * @param data        DataSets of any size with one-hot labels.
+     * @param workers     partitions of the result (one D-Lion worker each).
+     * @param partition   the split.
+     * @param seed        its seed.
+     * @param minExamples the fewest examples a worker may get (Dirichlet redraws until it holds).
+     * @return an RDD of single examples with {@code workers} partitions; examples no worker holds are left out.
+     */
+    public static JavaRDD<DataSet> partition(final JavaRDD<DataSet> data, final int workers, final Partition partition, final long seed,
+        final int minExamples) {
+        final JavaRDD<DataSet> examples = data.flatMap(d -> d.asList().iterator());
+        final List<Integer> labelList = examples.map(d -> d.getLabels().argMax(1).getInt(0)).collect();
+        final int classes = (int) examples.first().getLabels().size(1);
+        final int[] labels = labelList.stream().mapToInt(Integer::intValue).toArray();
+        final int[][] split = partition.assign(labels, classes, workers, seed, minExamples);
+        final int[] owner = new int[labels.length];
+        java.util.Arrays.fill(owner, -1);
+        for (int w = 0; w < split.length; w++) {
+            for (final int i : split[w]) {
+                owner[i] = w;
+            }
+        }
+        LOG.log(System.Logger.Level.INFO, "partition " + partition + " (seed " + seed + "), examples per class per worker:\n"
+            + Partition.table(Partition.counts(split, labels, classes)));
+        return examples.zipWithIndex().filter(t -> owner[(int) (long) t._2()] >= 0).mapToPair(t -> new Tuple2<>(t._2(), t._1()))
+            .repartitionAndSortWithinPartitions(new LabelPartitioner(owner, workers)).values();
     }
 
     /** @return the network this trainer trains (after {@link #fit}: trained). */

@@ -124,6 +124,39 @@ class SparkLocalTest {
             SparkTestSupport.sha256(trained.params()));
     }
 
+    /**
+     * Local steps (H = 4) through Spark with a Dirichlet label split drawn by the trainer: every task ends bit-identical,
+     * with one vote per 4 steps, and the split gives each task the examples {@link io.dlion.job.Partition} assigns it.
+     */
+    @Test
+    @Timeout(300)
+    void shouldTrainLocalStepsOnALabelSkewedSplit() throws Exception {
+        final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
+        final io.dlion.job.Partition skew = io.dlion.job.Partition.parse("dirichlet:0.5", "partition");
+        final List<DataSet> split = DLionSparkTrainer.partition(sc.parallelize(batches, 2), WORKERS, skew, 5, BATCH).glom().collect()
+            .stream().map(DataSet::merge).toList();
+        final DataSet all = DataSet.merge(batches);
+        final int[] labels = all.getLabels().argMax(1).toIntVector();
+        final int[][] expected = io.dlion.job.Partition.counts(skew.assign(labels, 10, WORKERS, 5, BATCH), labels, 10);
+        for (int w = 0; w < WORKERS; w++) {
+            final int[] got = new int[10];
+            for (final int l : split.get(w).getLabels().argMax(1).toIntVector()) {
+                got[l]++;
+            }
+            org.junit.jupiter.api.Assertions.assertArrayEquals(expected[w], got, "worker " + w + "'s examples per class");
+        }
+
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(32), new DLionSparkOptions()
+            .epochs(1).batchSizePerWorker(BATCH).topology("star").partition("dirichlet:0.5", 5)
+            .localSteps(new io.dlion.dist.LocalSteps().steps(4)));
+        trainer.fit(sc.parallelize(batches, WORKERS));
+        final int steps = Math.min(split.get(0).numExamples(), Math.min(split.get(1).numExamples(), split.get(2).numExamples())) / BATCH;
+        for (final TaskReport r : trainer.reports()) {
+            assertEquals(trainer.reports().get(0).paramsSha256(), r.paramsSha256(), "bit-identical parameters on every task");
+            assertEquals((steps + 3) / 4, r.rounds(), "one vote per 4 steps (the last outer step shorter): " + r);
+        }
+    }
+
     /** @return each worker's batches as {@code parallelize} splits the list: contiguous parts, one per worker. */
     private static List<List<DataSet>> shards(final List<DataSet> batches) {
         final List<List<DataSet>> shards = new ArrayList<>();

@@ -61,6 +61,19 @@ class DLionJobRejoinTest {
 
     @Test
     void shouldRejoinByItselfWhenARoundResultIsLostAndEndBitIdentical() throws Exception {
+        rejoinAndCheck(1, LOST_ROUND);
+    }
+
+    /**
+     * With local steps (H = 2): rounds are outer steps, 8 in the 16 steps; the lost result is of outer round 3, the
+     * rejoining worker takes the donor's parameters at an outer boundary (momenta zero) and all end bit-identical.
+     */
+    @Test
+    void shouldRejoinAtAnOuterBoundaryWithLocalSteps() throws Exception {
+        rejoinAndCheck(2, 3);
+    }
+
+    private void rejoinAndCheck(final int localSteps, final long lostRound) throws Exception {
         final long params = net().numParams();
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(JOB).workers(WORKERS).paramCount(params)
             .minVoters(2).secret(Frames.SECRET).roundTimeoutNs(TimeUnit.SECONDS.toNanos(20)))) {
@@ -68,7 +81,7 @@ class DLionJobRejoinTest {
             final List<Future<INDArray>> running = new ArrayList<>();
             for (int i = 0; i < WORKERS; i++) {
                 final int id = i;
-                running.add(threads.submit(() -> train(job, id, events)));
+                running.add(threads.submit(() -> train(job, id, events, localSteps, lostRound)));
             }
             final List<INDArray> trained = new ArrayList<>();
             for (final Future<INDArray> f : running) {
@@ -77,13 +90,14 @@ class DLionJobRejoinTest {
             for (int i = 1; i < WORKERS; i++) {
                 assertEquals(trained.get(0), trained.get(i), "worker " + i + " ends with worker 0's parameters: " + events);
             }
-            assertTrue(events.stream().anyMatch(e -> e.startsWith("worker 2: rejoin attempt 1 of 3: ") && e.contains("round 7")), events.toString());
+            assertTrue(events.stream().anyMatch(e -> e.startsWith("worker 2: rejoin attempt 1 of 3: ") && e.contains("round " + lostRound)), events.toString());
             assertTrue(events.stream().anyMatch(e -> e.startsWith("worker 2 took worker ")), events.toString());
             assertEquals(1, events.stream().filter(e -> e.contains("rejoin attempt")).count(), "one attempt was enough: " + events);
         }
     }
 
-    private static INDArray train(final LocalAeronJob job, final int id, final List<String> events) throws Exception {
+    private static INDArray train(final LocalAeronJob job, final int id, final List<String> events, final int localSteps, final long lostRound)
+        throws Exception {
         final MultiLayerNetwork net = net();
         AeronHandOver handOver = null;
         AeronVoteExchange exchange = null;
@@ -92,16 +106,16 @@ class DLionJobRejoinTest {
                 .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()));
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context().aeron(job.aeron()).jobId(JOB).workerId(id).workers(WORKERS)
                 .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).shards(job.shards()).sideAgent(handOver));
-            final VoteExchange used = id == 2 ? new LostRoundExchange(exchange, LOST_ROUND, 0) : exchange;
+            final VoteExchange used = id == 2 ? new LostRoundExchange(exchange, lostRound, 0) : exchange;
             try (DLionJob dlion = DLionJob.builder(net, shard(id), used).epochs(2).roundsPerEpoch(ROUNDS_PER_EPOCH).run(RUN)
-                .roundTimeoutMillis(60_000).handOver(handOver).listener(new DLionJob.Listener() {
+                .roundTimeoutMillis(60_000).handOver(handOver).localSteps(new io.dlion.dist.LocalSteps().steps(localSteps)).listener(new DLionJob.Listener() {
                     @Override
                     public void onEvent(final String message) {
                         events.add(message);
                     }
                 }).build()) {
                 dlion.fit();
-                assertEquals(2L * ROUNDS_PER_EPOCH, dlion.round());
+                assertEquals(2L * ROUNDS_PER_EPOCH / localSteps, dlion.round());
                 return dlion.model().params().dup();
             }
         } finally {

@@ -12,6 +12,8 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * with seed {@code seed + 1000 k + worker} (in place, so the order of epoch k depends on every earlier one) and cuts it
  * into batches; {@link #next()} applies the training augmentation. The order therefore depends only on how often the
  * iterator was reset, which is what lets a resumed or rejoining worker see the batches of the run that never stopped.
+ * A shard with fewer full batches than an epoch's steps (a skewed partition) goes round again within the epoch: the
+ * k-th reset appends further shuffles (seeds {@code seed + 1000 k + worker + 7919 j}, j = 1, 2, ...), full batches only.
  */
 final class ShardIterator implements DataSetIterator {
     private static final long serialVersionUID = 1L;
@@ -24,8 +26,11 @@ final class ShardIterator implements DataSetIterator {
     private int epoch;
     private int cursor;
     private transient DataSetPreProcessor preProcessor;
+    private final int minBatches;
 
-    ShardIterator(final DataSet shard, final int batch, final long seed, final int worker, final UnaryOperator<DataSet> augment) {
+    ShardIterator(final DataSet shard, final int batch, final long seed, final int worker, final UnaryOperator<DataSet> augment,
+        final int minBatches) {
+        this.minBatches = minBatches;
         this.shard = shard;
         this.batch = batch;
         this.seed = seed;
@@ -38,7 +43,25 @@ final class ShardIterator implements DataSetIterator {
         epoch++;
         shard.shuffle(seed + 1000L * epoch + worker);
         batches = shard.batchBy(batch);
+        if (minBatches > 0 && shard.numExamples() < batch) {
+            throw new IllegalStateException("worker " + worker + "'s shard holds " + shard.numExamples() + " examples, fewer than one batch of "
+                + batch);
+        }
+        for (int j = 1; fullBatches(batches) < minBatches; j++) {
+            final List<DataSet> more = new java.util.ArrayList<>(batches.subList(0, fullBatches(batches)));
+            shard.shuffle(seed + 1000L * epoch + worker + 7919L * j);
+            more.addAll(shard.batchBy(batch));
+            batches = more;
+        }
         cursor = 0;
+    }
+
+    private int fullBatches(final List<DataSet> list) {
+        int n = list.size();
+        while (n > 0 && list.get(n - 1).numExamples() < batch) {
+            n--;
+        }
+        return n;
     }
 
     @Override

@@ -160,6 +160,34 @@ public final class Sweep {
     }
 
     /**
+     * A run of the sweep with local steps, a data split or a validation split other than the defaults: its directory gets a suffix,
+     * so that runs of other settings in the same output directory are not read back as its own.
+     *
+     * @param config     a D-Lion run's configuration from {@link #config}.
+     * @param local      H and the outer step's settings.
+     * @param partition  {@code iid}, {@code dirichlet:ALPHA} or {@code classes:K}.
+     * @param validation training examples held out to evaluate on instead of the test set (0: the test set).
+     * @return the configuration, validated again.
+     */
+    public static TrainConfig variant(final TrainConfig config, final io.dlion.dist.LocalSteps local, final String partition,
+        final int validation) {
+        TrainConfigs.localSteps(config, local, partition, validation);
+        String suffix = "";
+        if (config.localSteps.enabled()) {
+            suffix += "-h" + config.localSteps.steps() + "-s" + lrName(config.localSteps.outerLrScale()) + "-b"
+                + config.localSteps.outerBeta1() + "_" + config.localSteps.outerBeta2();
+        }
+        if (config.partition.kind() != io.dlion.job.Partition.Kind.IID) {
+            suffix += "-" + config.partition.toString().replace(':', '_');
+        }
+        if (validation > 0) {
+            suffix += "-val" + validation;
+        }
+        config.out = config.out.resolveSibling(config.out.getFileName() + suffix);
+        return config;
+    }
+
+    /**
      * Run one training run in this JVM (in-process exchange; D-Lion rounds are bounded by the epoch timeout, so a
      * run cannot hang the sweep), unless its {@code metrics.csv} exists already.
      *

@@ -3,6 +3,8 @@ package io.dlion.cli.train;
 import java.nio.file.Path;
 
 import io.dlion.aeron.Topology;
+import io.dlion.dist.LocalSteps;
+import io.dlion.job.Partition;
 import io.dlion.testkit.HostileExchange;
 import io.dlion.vote.VoteAggregator;
 
@@ -69,6 +71,14 @@ public final class TrainConfig {
     Recovery recovery;
     /** File every local worker appends its round history to ({@link io.dlion.job.RoundHistory}), or null for none. */
     public Path history;
+    /** D-Lion: H local steps per vote and the outer step's settings (H = 1: per-step D-Lion). */
+    LocalSteps localSteps = LocalSteps.none();
+    /** How the training examples are split over the workers. */
+    Partition partition = Partition.iid();
+    /** {@code --model vit}: hidden, depth, heads and MLP ratio (null: the paper's preset). */
+    int[] vitShape;
+    /** Hold out the last K training examples and evaluate on them instead of the test set (0: the test set). */
+    int validation;
     /** What this process shows while it trains: metrics endpoint, DL4J's UI. */
     public Monitor monitor = Monitor.NONE;
 
@@ -78,6 +88,11 @@ public final class TrainConfig {
             return lr;
         }
         return "lion".equals(optimizer) ? 3e-4 : 1e-3;
+    }
+
+    /** @return the weight decay in the layers: none with local steps, where the outer step applies {@code --weight-decay}. */
+    double layerWeightDecay() {
+        return localSteps.enabled() ? 0 : weightDecay;
     }
 
     /** @return the batch each worker trains on: the global batch divided by the workers. */
@@ -117,6 +132,20 @@ public final class TrainConfig {
             require(sharing == Sharing.DLION_MAVO || sharing == Sharing.DLION_AVG, "--hostile needs --sharing dlion-mavo or dlion-avg");
             require(localWorkers == null, "--hostile applies to jobs whose workers all train in this JVM");
         }
+        localSteps.conclude();
+        if (localSteps.enabled()) {
+            require(sharing.isDLion(), "--local-steps " + localSteps.steps() + " needs --sharing dlion-mavo or dlion-avg, got "
+                + sharing.cliName());
+        }
+        if (partition.kind() != Partition.Kind.IID) {
+            require(sharing != Sharing.NONE, "--partition " + partition + " splits the data over several workers: not with --sharing none");
+        }
+        require(validation >= 0, "--validation must be >= 0, got " + validation);
+        if (vitShape != null) {
+            require(model.equals("vit") && vitShape.length == 4 && java.util.Arrays.stream(vitShape).allMatch(v -> v >= 1)
+                && vitShape[0] % vitShape[2] == 0, "--vit-shape is HIDDEN,DEPTH,HEADS,MLP_RATIO (positive, HEADS dividing HIDDEN) for"
+                + " --model vit, got " + java.util.Arrays.toString(vitShape));
+        }
         if (model.equals("vit") || dataset == Dataset.CIFAR10) {
             require(dataset == Dataset.CIFAR10 && model.equals("vit"), "--model vit goes with --dataset cifar10 (and cifar10 with vit)");
             require(dataDir != null, "--data-dir is required for cifar10");
@@ -132,7 +161,13 @@ public final class TrainConfig {
 
     /** @return a short name of the run for tables and plots. */
     public String label() {
-        final String base = baseLabel();
+        String base = baseLabel();
+        if (localSteps.enabled()) {
+            base += ", H=" + localSteps.steps();
+        }
+        if (partition.kind() != Partition.Kind.IID) {
+            base += ", " + partition;
+        }
         return hostile == 0 ? base : base + ", " + hostile + " hostile (" + hostileMode.cliName() + ")";
     }
 

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 import io.dlion.aeron.Topology;
+import io.dlion.dist.LocalSteps;
+import io.dlion.job.Partition;
 import io.dlion.testkit.HostileExchange;
 
 /** Builds a {@link TrainConfig} from command-line values; errors name the option. */
@@ -77,6 +79,33 @@ public final class TrainConfigs {
     public static TrainConfig hostile(final TrainConfig config, final int workers, final String mode) {
         config.hostile = workers;
         config.hostileMode = HostileExchange.Mode.parse(mode);
+        return config.validate();
+    }
+
+    /**
+     * Local steps, the data split and a validation split.
+     *
+     * @param config     a configuration from {@link #of}.
+     * @param local      H and the outer step's settings; the outer weight decay is taken from {@code --weight-decay}.
+     * @param partition  {@code iid}, {@code dirichlet:ALPHA} or {@code classes:K}.
+     * @param validation hold out the last K training examples and evaluate on them (0: the test set).
+     * @return the same configuration, validated again.
+     * @throws IllegalArgumentException naming the option that is wrong.
+     */
+    public static TrainConfig localSteps(final TrainConfig config, final LocalSteps local, final String partition, final int validation) {
+        config.localSteps = local.outerWeightDecay(config.weightDecay);
+        config.partition = Partition.parse(partition, "--partition");
+        config.validation = validation;
+        return config.validate();
+    }
+
+    /**
+     * @param config a configuration from {@link #of}.
+     * @param shape  {@code --model vit}'s hidden, depth, heads and MLP ratio, or null for the paper's preset.
+     * @return the same configuration, validated again.
+     */
+    public static TrainConfig vitShape(final TrainConfig config, final int[] shape) {
+        config.vitShape = shape == null ? null : shape.clone();
         return config.validate();
     }
 }

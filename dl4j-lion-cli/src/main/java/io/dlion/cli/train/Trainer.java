@@ -20,6 +20,7 @@ import io.dlion.Lion;
 import io.dlion.cli.Models;
 import io.dlion.cli.data.Cifar10;
 import io.dlion.cli.data.Cifar10Augment;
+import io.dlion.cli.data.Cifar10Iterator;
 import io.dlion.cli.data.FashionMnist;
 import io.dlion.cli.vit.ViT;
 import io.dlion.cli.vit.ViTConfig;
@@ -126,8 +127,20 @@ public final class Trainer {
 
     /** @return the metrics of every epoch; the files are written to the configured output directory. */
     public List<EpochMetrics> run() throws Exception {
-        final DataSet train = loadData(true);
-        final DataSet test = loadData(false);
+        DataSet train = loadData(true);
+        final DataSet test;
+        if (config.validation > 0) {
+            final int total = train.numExamples();
+            if (config.validation >= total) {
+                throw new IllegalArgumentException("--validation must be below the training examples (" + total + "), got " + config.validation);
+            }
+            test = new DataSet(rows(train.getFeatures(), total - config.validation, total), rows(train.getLabels(), total - config.validation, total));
+            train = new DataSet(rows(train.getFeatures(), 0, total - config.validation), rows(train.getLabels(), 0, total - config.validation));
+            out.printf("validation split: the last %d training examples (the test set is not read); %d left to train on%n", config.validation,
+                train.numExamples());
+        } else {
+            test = loadData(false);
+        }
         Files.createDirectories(config.out);
         final List<EpochMetrics> metrics;
         switch (config.sharing) {
@@ -175,15 +188,19 @@ public final class Trainer {
         final MultiLayerConfiguration conf;
         switch (config.model) {
             case "mlp":
-                conf = Models.mlp(updater(), config.weightDecay, config.seed);
+                conf = Models.mlp(updater(), config.layerWeightDecay(), config.seed);
                 break;
             case "cnn":
-                conf = Models.cnn(updater(), config.weightDecay, config.seed);
+                conf = Models.cnn(updater(), config.layerWeightDecay(), config.seed);
                 break;
             case "vit-tiny":
-                return ViT.build(ViTConfig.tinyFashionMnist().toBuilder().updater(updater()).weightDecay(config.weightDecay).seed(config.seed).build());
+                return ViT.build(ViTConfig.tinyFashionMnist().toBuilder().updater(updater()).weightDecay(config.layerWeightDecay()).seed(config.seed).build());
             default:
-                return ViT.build(ViTConfig.paper().toBuilder().updater(updater()).weightDecay(config.weightDecay).seed(config.seed).build());
+                ViTConfig.Builder vit = ViTConfig.paper().toBuilder();
+                if (config.vitShape != null) {
+                    vit = vit.hidden(config.vitShape[0]).depth(config.vitShape[1]).heads(config.vitShape[2]).mlpRatio(config.vitShape[3]);
+                }
+                return ViT.build(vit.updater(updater()).weightDecay(config.layerWeightDecay()).seed(config.seed).build());
         }
         final MultiLayerNetwork net = new MultiLayerNetwork(conf);
         net.init();
@@ -197,18 +214,32 @@ public final class Trainer {
         final List<EpochMetrics> metrics = new ArrayList<>();
         final long start = System.nanoTime();
         long steps = 0;
+        // CIFAR-10: a new seeded order every epoch and the standard crop and flip, from Cifar10Iterator
+        final Cifar10Iterator cifar = config.dataset == TrainConfig.Dataset.CIFAR10
+            ? new Cifar10Iterator(train, config.batch, Cifar10Augment.standard(config.seed), config.seed) : null;
         for (int epoch = 1; epoch <= config.epochs; epoch++) {
-            train.shuffle(config.seed + epoch);
-            final List<DataSet> batches = train.batchBy(config.batch);
-            final Progress progress = new Progress(out, epoch, batches.size(), config.quiet);
+            final java.util.Iterator<DataSet> batches;
+            final int count;
+            if (cifar != null) {
+                cifar.reset();
+                batches = cifar;
+                count = (train.numExamples() + config.batch - 1) / config.batch;
+            } else {
+                train.shuffle(config.seed + epoch);
+                final List<DataSet> list = train.batchBy(config.batch);
+                batches = list.iterator();
+                count = list.size();
+            }
+            final Progress progress = new Progress(out, epoch, count, config.quiet);
             double lossSum = 0;
-            for (final DataSet b : batches) {
-                fit(model, augment.apply(b));
+            while (batches.hasNext()) {
+                final DataSet b = batches.next();
+                fit(model, cifar != null ? b : augment.apply(b));
                 lossSum += model.score();
                 steps++;
                 progress.step(model.score(), 0, 0);
             }
-            metrics.add(epochDone(epoch, steps, model, test, lossSum / batches.size(), 0, 0, 1, start));
+            metrics.add(epochDone(epoch, steps, model, test, lossSum / count, 0, 0, 1, start));
         }
         printHash(0, model);
         return metrics;
@@ -225,13 +256,9 @@ public final class Trainer {
             models.add(newModel());
         }
         header(models.get(0));
-        final List<DataSet> allShards = shard(train, n);
-        // every worker runs the same number of rounds: the smallest shard decides (all workers know all shard sizes)
-        int shortest = Integer.MAX_VALUE;
-        for (final DataSet s : allShards) {
-            shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
-        }
-        final int stepsPerEpoch = shortest;
+        final List<DataSet> allShards = partition(train, n);
+        // every worker runs the same number of rounds (all workers know all shard sizes)
+        final int stepsPerEpoch = stepsPerEpoch(train, allShards);
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         final List<DLionJob> jobs = new ArrayList<>();
@@ -256,12 +283,12 @@ public final class Trainer {
                     ? new HostileExchange(real, config.hostileMode, config.seed * 7919 + local[i]) : real;
                 counters.add(exchange.counters());
                 final ShardIterator shard = new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i],
-                    augmentation(local[i]));
+                    augmentation(local[i]), stepsPerEpoch);
                 final int w = i;
                 final WorkerProbe probe = monitor.worker(local[i]);
                 probes.add(probe);
                 final DLionJob.Builder builder = DLionJob.builder(models.get(i), shard, exchange)
-                    .epochs(config.epochs).roundsPerEpoch(stepsPerEpoch).roundTimeoutMillis(timeoutMs)
+                    .epochs(config.epochs).roundsPerEpoch(stepsPerEpoch).roundTimeoutMillis(timeoutMs).localSteps(config.localSteps)
                     .listener(new DLionJob.Listener() {
                         @Override
                         public void onRound(final DLionJob job, final double score) {
@@ -365,12 +392,8 @@ public final class Trainer {
             models.add(newModel());
         }
         header(models.get(0));
-        final List<DataSet> allShards = shard(train, n);
-        int shortest = Integer.MAX_VALUE;
-        for (final DataSet s : allShards) {
-            shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
-        }
-        final int stepsPerEpoch = shortest;
+        final List<DataSet> allShards = partition(train, n);
+        final int stepsPerEpoch = stepsPerEpoch(train, allShards);
         final List<EpochMetrics> metrics = new ArrayList<>();
         final ExecutorService pool = Executors.newFixedThreadPool(k);
         try (DenseTransport transport = config.denseRemote != null ? config.denseRemote.get()
@@ -390,7 +413,8 @@ public final class Trainer {
                 exchanges.add(exchange);
                 workers.add(DenseWorker.attach(models.get(i), exchange, timeoutMs, 0));
                 counters.add(exchange.counters());
-                shards.add(new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i], augmentation(local[i])));
+                shards.add(new ShardIterator(allShards.get(local[i]), config.workerBatch(), config.seed, local[i], augmentation(local[i]),
+                    stepsPerEpoch));
             }
             try {
                 final long start = System.nanoTime();
@@ -522,6 +546,9 @@ public final class Trainer {
         if (!config.quiet) {
             out.printf("%s: model %s, %d parameters, %s, global batch %d, %d worker(s), lr %g, weight decay %g%n", config.label(), config.model,
                 model.numParams(), config.optimizer, config.batch, config.workers, config.learningRate(), config.weightDecay);
+            if (config.localSteps.enabled()) {
+                out.printf("local steps: %s (weight decay on the outer step)%n", config.localSteps);
+            }
         }
     }
 
@@ -559,6 +586,47 @@ public final class Trainer {
             total += up ? c.bytesUp() : c.bytesDown();
         }
         return total;
+    }
+
+    /**
+     * The shards of the configured {@link io.dlion.job.Partition}, drawn from the seed (the same on every worker), logged as
+     * examples per class per worker; iid is {@link #shard}.
+     */
+    private List<DataSet> partition(final DataSet data, final int n) {
+        if (config.partition.kind() == io.dlion.job.Partition.Kind.IID) {
+            return shard(data, n);
+        }
+        final int[] labels = data.getLabels().argMax(1).toIntVector();
+        final int classes = (int) data.getLabels().size(1);
+        final int[][] split = config.partition.assign(labels, classes, n, config.seed, config.workerBatch());
+        if (!config.quiet) {
+            out.printf("partition %s (seed %d), examples per class per worker:%n%s", config.partition, config.seed,
+                io.dlion.job.Partition.table(io.dlion.job.Partition.counts(split, labels, classes)));
+        }
+        final List<DataSet> shards = new ArrayList<>();
+        for (final int[] rows : split) {
+            shards.add(new DataSet(data.getFeatures().getRows(rows), data.getLabels().getRows(rows)));
+        }
+        return shards;
+    }
+
+    /**
+     * @return steps per epoch: i.i.d., the smallest shard's full batches (as always); skewed splits, whose shards differ in
+     *     size, the batches of an equal share of the data (a smaller shard goes round again within the epoch).
+     */
+    private int stepsPerEpoch(final DataSet train, final List<DataSet> shards) {
+        if (config.partition.kind() != io.dlion.job.Partition.Kind.IID) {
+            return Math.max(1, train.numExamples() / shards.size() / config.workerBatch());
+        }
+        int shortest = Integer.MAX_VALUE;
+        for (final DataSet s : shards) {
+            shortest = Math.min(shortest, s.numExamples() / config.workerBatch());
+        }
+        return shortest;
+    }
+
+    private static INDArray rows(final INDArray a, final int from, final int to) {
+        return a.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(from, to), org.nd4j.linalg.indexing.NDArrayIndex.all()).dup();
     }
 
     /** Worker i gets examples i, i + n, i + 2n, ... (equal shards up to one example). */
