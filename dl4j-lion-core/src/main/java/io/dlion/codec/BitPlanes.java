@@ -58,15 +58,15 @@ final class BitPlanes {
     }
 
     /**
-     * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words: the whole words in one bulk
-     * copy through a little-endian view of the bytes (a memory copy on a little-endian machine), the rest byte by byte.
+     * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words. A little-endian {@code dst} is
+     * written directly (no view is allocated), any other through a little-endian duplicate.
      */
     static void putPlane(final long[] plane, final int fromWord, final long params, final ByteBuffer dst, final int offset) {
         final ByteBuffer le = dst.order() == ByteOrder.LITTLE_ENDIAN ? dst : dst.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
-        if (fullWords > 0) {
-            le.slice(offset, 8 * fullWords).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(plane, fromWord, fullWords);
+        for (int i = 0; i < fullWords; i++) {
+            le.putLong(offset + 8 * i, plane[fromWord + i]);
         }
         final int rest = bytes & 7;
         if (rest != 0) {
@@ -77,14 +77,14 @@ final class BitPlanes {
         }
     }
 
-    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits; like it, whole words in one bulk copy. */
+    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits; like it, no view for a little-endian {@code src}. */
     static void getPlane(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final long params,
         final long[] plane) {
         final ByteBuffer le = src.order() == ByteOrder.LITTLE_ENDIAN ? src : src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
-        if (fullWords > 0) {
-            le.slice(offset, 8 * fullWords).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(plane, fromWord, fullWords);
+        for (int i = 0; i < fullWords; i++) {
+            plane[fromWord + i] = le.getLong(offset + 8 * i);
         }
         final int rest = bytes & 7;
         if (rest != 0) {
