@@ -6,16 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ./dlion} commands as separate JVMs, started the way the launcher starts them (its JVM flags, this process's
  * classpath) but without the launcher's build step, each in a given working directory and with only the scheduler
- * variables a test gives. {@link #close()} kills whatever is still running.
+ * variables a test gives. {@link #close()} stops whatever is still running: SIGTERM first, so that a server's embedded
+ * media driver deletes its directory under {@code /dev/shm} on the way out, then SIGKILL after {@value #STOP_MILLIS} ms.
  */
 public final class CliProcesses implements AutoCloseable {
     /** The command-line root every {@code ./dlion} command runs. */
     public static final String DLION_CLI = "io.dlion.cli.DLionCli";
     private static final Set<String> SCHEDULER = Set.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "JOB_COMPLETION_INDEX");
+    /** How long a process may take to exit on SIGTERM before it is killed. */
+    static final long STOP_MILLIS = 10_000;
     private final List<Process> processes = new ArrayList<>();
 
     /**
@@ -40,7 +44,18 @@ public final class CliProcesses implements AutoCloseable {
     @Override
     public void close() {
         for (final Process p : processes) {
-            p.destroyForcibly();
+            p.destroy();
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_MILLIS);
+        for (final Process p : processes) {
+            try {
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
         }
     }
 }
