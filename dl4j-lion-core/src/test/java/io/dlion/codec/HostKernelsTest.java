@@ -215,12 +215,18 @@ class HostKernelsTest {
                 for (int i = 0; i < 500; i++) {
                     round.run();
                 }
+                // three windows of 20 rounds: an allocation per round shows in every window; a one-off of the JVM's (a
+                // compilation, a deoptimization while other processes load the cores: 248 bytes once in a CI run) in one
                 final long[] ids = kernelThreadIds();
-                final long before = allocated(bean, ids);
-                for (int i = 0; i < 20; i++) {
-                    round.run();
+                long fewest = Long.MAX_VALUE;
+                for (int window = 0; window < 3 && fewest > 0; window++) {
+                    final long before = allocated(bean, ids);
+                    for (int i = 0; i < 20; i++) {
+                        round.run();
+                    }
+                    fewest = Math.min(fewest, allocated(bean, ids) - before);
                 }
-                assertEquals(0, allocated(bean, ids) - before, "bytes allocated by 20 rounds, vector=" + vector);
+                assertEquals(0, fewest, "bytes allocated by 20 rounds in the quietest of three windows, vector=" + vector);
             }
         }
     }
