@@ -13,15 +13,10 @@ import os
 import re
 import statistics
 
+from netlab_links import rate_bits   # the lab's own reading of a tc rate, beside this script
+
 ROUND = re.compile(r"round (\d+) voters (\d+) digest ([0-9a-f]+) micros (\d+) cpuMicros (\d+)")
 PAYLOAD = re.compile(r"payload sent (\d+) received (\d+)")
-
-
-def rate_bits(rate):
-    m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate.lower())
-    if not m:
-        raise SystemExit(f"bench_exchange_summary: cannot read the rate {rate}")
-    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
 
 
 def percentile(sorted_values, q):

@@ -51,6 +51,11 @@ public final class TernaryEncoding implements DownlinkEncoding {
      * @return the bytes of the chunk's encoding.
      */
     public static int chunkLength(final int words) {
+        return (int) length(words);
+    }
+
+    /** @return {@code 8 (5 floor(words / 3) + 2 (words mod 3))}: the bytes of the encoding of {@code words} words. */
+    private static long length(final long words) {
         return Long.BYTES * (GROUP_CODE_WORDS * (words / GROUP_WORDS) + 2 * (words % GROUP_WORDS));
     }
 
@@ -77,8 +82,7 @@ public final class TernaryEncoding implements DownlinkEncoding {
 
     @Override
     public long encodedLength(final long paramCount) {
-        final long words = (paramCount + 63) >>> 6;
-        return Long.BYTES * (GROUP_CODE_WORDS * (words / GROUP_WORDS) + 2 * (words % GROUP_WORDS));
+        return length((paramCount + 63) >>> 6);
     }
 
     @Override
