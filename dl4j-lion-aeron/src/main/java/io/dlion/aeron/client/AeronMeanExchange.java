@@ -1,7 +1,6 @@
 package io.dlion.aeron.client;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.aeron.Aeron;
@@ -9,20 +8,18 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
-import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.MeanExchange;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.IdleStrategy;
 
 /**
  * A worker's end of dense data-parallel training over Aeron, against one {@code AggregationServer} of fp32 gradients per
  * slice ({@code Payload.FP32}; one for the star, one in every worker for the sharded topology, a reduce-scatter then an
- * all-gather). It is the vote client with another payload: one {@link ShardState} per slice, the same link as
- * {@link AeronVoteExchange}'s (channels, HELLO with the job's secret, the server's proof by HELLO_ACK, the header checks,
- * unproven images refused, HELLO again after the server's silence, a restarted server's round sent again), with a
- * {@link MeanSliceCodec} for the payload.
+ * all-gather). It is the vote client with another payload: the same {@link RoundLoop} over one {@link SliceLink} per
+ * slice as {@link AeronVoteExchange}'s (channels, HELLO with the job's secret, the server's proof by HELLO_ACK, the header
+ * checks, unproven images refused, HELLO again after the server's silence, a restarted server's round sent again), with a
+ * {@link MeanPayload} (the gradient copy and the mean vector, through each link's {@link MeanSliceCodec}).
  * <p>
  * {@link #submit} copies the gradient and sends the {@link GradientChunkFlyweight GRADIENT_CHUNK}s the publications take,
  * starting with the slice after this worker's own (worker i starts with slice i + 1, so that no server gets every
@@ -39,13 +36,9 @@ import org.agrona.concurrent.IdleStrategy;
  */
 public final class AeronMeanExchange implements MeanExchange {
     private final Context ctx;
-    private final float[] gradient;
-    private final float[] mean;
-    private final ShardState[] slices;
-    private final WorkerCounters counters;
-    private final WorkerSession session;
+    private final MeanPayload payload;
+    private final RoundLoop<float[]> loop;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
-    private long submitNs;
     private boolean closed;
 
     /**
@@ -57,28 +50,10 @@ public final class AeronMeanExchange implements MeanExchange {
      */
     public AeronMeanExchange(final Context ctx) {
         this.ctx = ctx.conclude();
-        final long params = ctx.paramCount();
-        this.gradient = new float[(int) params];
-        this.mean = new float[(int) params];
-        this.session = new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, false,
-            ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
-        this.slices = new ShardState[ctx.shards.size()];
-        WorkerCounters cnt = null;
+        this.payload = new MeanPayload(ctx);
+        this.loop = new RoundLoop<>(ctx, payload, false, exchangeCounters);
         try {
-            cnt = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
-            for (int i = 0; i < slices.length; i++) {
-                final ShardEndpoint endpoint = ctx.shards.get(i);
-                slices[i] = new ShardState(i, endpoint, ctx, new MeanSliceCodec(endpoint.shard(), ctx, gradient, mean), session, cnt,
-                    exchangeCounters);
-            }
-        } catch (final RuntimeException ex) {
-            CloseHelper.quietCloseAll(slices);
-            CloseHelper.quietClose(cnt);
-            throw ex;
-        }
-        this.counters = cnt;
-        try {
-            ShardState.connectAll(slices, ctx, () -> 0);
+            loop.connect(RoundLoop.NO_WORK);
         } catch (final RuntimeException ex) {
             close();
             throw ex;
@@ -105,20 +80,9 @@ public final class AeronMeanExchange implements MeanExchange {
         if (closed) {
             throw new IllegalStateException("exchange closed");
         }
-        if (round != session.nextRound()) {
-            throw new IllegalArgumentException("round must be " + session.nextRound() + ", got " + round);
-        }
-        if (values.length != gradient.length) {
-            throw new IllegalArgumentException("gradient must have " + gradient.length + " values, got " + values.length);
-        }
-        System.arraycopy(values, 0, gradient, 0, gradient.length);
-        session.startRound(round);
-        submitNs = ctx.nanoClock.nanoTime();
-        for (final ShardState slice : slices) {
-            slice.startRound();
-            slice.maintain();
-        }
-        ShardState.sendChunks(slices, ctx.workerId);
+        loop.checkSubmit(round);
+        payload.copy(values);
+        loop.submit(round);
     }
 
     /**
@@ -132,39 +96,7 @@ public final class AeronMeanExchange implements MeanExchange {
      */
     @Override
     public float[] await(final long round, final long timeoutMillis) throws TimeoutException, InterruptedException {
-        if (round != session.submittedRound() || round != session.nextRound()) {
-            throw new IllegalArgumentException("await must follow submit of the same round: submitted " + session.submittedRound()
-                + ", got " + round);
-        }
-        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        final IdleStrategy idle = ctx.idleStrategy;
-        idle.reset();
-        while (true) {
-            int work = 0;
-            for (final ShardState slice : slices) {
-                work += slice.maintain();
-            }
-            work += ShardState.sendChunks(slices, ctx.workerId);
-            work += ShardState.pollResults(slices, session, round);
-            if (ShardState.resultsDone(slices)) {
-                session.endRound(round);
-                counters.rounds().incrementRelease();
-                exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);
-                return mean;
-            }
-            if (ctx.nanoClock.nanoTime() - deadline >= 0) {
-                final StringBuilder sb = new StringBuilder("worker ").append(ctx.workerId).append(": no complete mean for round ").append(round)
-                    .append(" after ").append(timeoutMillis).append(" ms;");
-                for (final ShardState slice : slices) {
-                    slice.describeProgress(sb);
-                }
-                throw new TimeoutException(sb.toString());
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting round " + round);
-            }
-            idle.idle(work);
-        }
+        return loop.await(round, timeoutMillis, RoundLoop.NO_WORK);
     }
 
     @Override
@@ -174,15 +106,14 @@ public final class AeronMeanExchange implements MeanExchange {
 
     /** @return this worker's Aeron counters. */
     public WorkerCounters workerCounters() {
-        return counters;
+        return loop.counters();
     }
 
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            CloseHelper.closeAll(slices);
-            CloseHelper.close(counters);
+            CloseHelper.close(loop);
         }
     }
 

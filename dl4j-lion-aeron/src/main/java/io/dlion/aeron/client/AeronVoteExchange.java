@@ -1,10 +1,10 @@
 package io.dlion.aeron.client;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
@@ -15,8 +15,6 @@ import io.dlion.aeron.ShardEndpoint;
 import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.SliceServers;
-import io.dlion.aeron.wire.ChunkLayout;
-import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.exchange.VoteExchange;
@@ -54,12 +52,12 @@ import org.agrona.concurrent.IdleStrategy;
  * rule moves to this rank ({@link SliceServers}), and closes them with itself; a worker made with
  * {@link Context#join(boolean) join(true)} serves nothing and finds each slice's server along the ring.
  * <p>
- * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
- * receives, where the shard stands in the round; the same link as {@link AeronMeanExchange}'s, with a
- * {@link VoteSliceCodec} for the payload), {@link WorkerSession} (the round cursor, joining, join notices,
- * HELLO credentials) and {@link ResultAssembly} (the preallocated result buffers the shards' result chunks are decoded
- * into). This class runs the rounds: it checks the call order, drives the shards until the deadline and turns a
- * server's abort or rejoin demand into an exception.
+ * Parts, one job each: the {@link RoundLoop} runs the rounds over one {@link SliceLink} per shard (its publication and
+ * subscription, the frames it sends and receives, where the shard stands in the round; its {@link ServerProof} decides
+ * which server session it believes), the same loop and links as {@link AeronMeanExchange}'s, with a {@link VotePayload}
+ * (the vote words and the {@link ResultAssembly} the shards' result chunks are decoded into, through each link's
+ * {@link VoteSliceCodec}); {@link WorkerSession} holds the round cursor, joining, join notices and HELLO credentials.
+ * This class checks the call order and adds what only the vote has: joining, rejoin, slice failover and side work.
  * <p>
  * Not thread-safe: one training thread calls {@code submit -> await} per round. Counters may be read from
  * any thread.
@@ -67,21 +65,15 @@ import org.agrona.concurrent.IdleStrategy;
 public final class AeronVoteExchange implements VoteExchange {
     private static final System.Logger LOG = System.getLogger(AeronVoteExchange.class.getName());
     private final Context ctx;
-    private final ShardState[] shards;
+    private final VotePayload payload;
+    private final RoundLoop<RoundResult> loop;
     /** With {@link Context#owners(SliceOwners)}: the rank each shard's publication goes to. */
     private final int[] shardOwner;
-    private final WorkerCounters counters;
-    private final int totalWords;
-    private final long lastWordMask;
-    private final long[] vote;
-    /** Per shard: its part of this round's result was given to the caller's {@link ResultParts}. */
-    private final boolean[] partGiven;
-    private WorkerSession session;
-    private final ResultAssembly assembly;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
-    private long submitNs;
+    /** The exchange's own work on every pass of a round's wait: slice failover, then the side agent. */
+    private final IntSupplier roundWork = () -> moveLostSlices() + sideWork();
     private boolean closed;
 
     /**
@@ -93,44 +85,27 @@ public final class AeronVoteExchange implements VoteExchange {
      */
     public AeronVoteExchange(final Context ctx) {
         this.ctx = ctx.conclude();
-        this.totalWords = (int)((ctx.paramCount() + 63) >>> 6);
-        this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
-        this.vote = new long[totalWords];
-        this.session = newSession(ctx.join);
-        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.shards.size());
-        this.shards = new ShardState[ctx.shards.size()];
-        this.partGiven = new boolean[shards.length];
-        this.shardOwner = new int[shards.length];
-        for (int i = 0; i < shards.length; i++) {
+        this.payload = new VotePayload(ctx);
+        this.shardOwner = new int[ctx.shards.size()];
+        for (int i = 0; i < shardOwner.length; i++) {
             shardOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.shards.get(i).shard());
         }
         this.sliceServers = ctx.sliceServers;
-        WorkerCounters cnt = null;
         try {
             if (sliceServers != null && !ctx.join) {
                 sliceServers.serve(ctx.workerId); // this rank's slice, up before anyone says HELLO to it
             }
-            cnt = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
-            for (int i = 0; i < shards.length; i++) {
-                shards[i] = new ShardState(i, ctx.shards.get(i), ctx, vote, session, assembly, cnt, exchangeCounters);
-            }
+            this.loop = new RoundLoop<>(ctx, payload, ctx.join, exchangeCounters);
         } catch (final RuntimeException ex) {
-            CloseHelper.quietCloseAll(shards);
-            CloseHelper.quietCloseAll(cnt, sliceServers);
+            CloseHelper.quietClose(sliceServers);
             throw ex;
         }
-        this.counters = cnt;
         try {
             connect();
         } catch (final RuntimeException ex) {
             close();
             throw ex;
         }
-    }
-
-    private WorkerSession newSession(final boolean join) {
-        return new WorkerSession(ctx.workerId, ctx.shards.size(), ctx.firstRound, join,
-            ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
     }
 
     /**
@@ -147,17 +122,8 @@ public final class AeronVoteExchange implements VoteExchange {
         if (closed) {
             throw new IllegalStateException("exchange closed");
         }
-        final ShardEndpoint[] endpoints = new ShardEndpoint[shards.length];
-        for (int i = 0; i < shards.length; i++) {
-            endpoints[i] = shards[i].endpoint(); // where each slice is served now: a slice may have moved
-        }
-        CloseHelper.closeAll(shards);
-        session = newSession(true);
         try {
-            for (int i = 0; i < shards.length; i++) {
-                shards[i] = null;
-                shards[i] = new ShardState(i, endpoints[i], ctx, vote, session, assembly, counters, exchangeCounters);
-            }
+            loop.rejoin();
             connect();
         } catch (final RuntimeException ex) {
             close();
@@ -170,7 +136,7 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return the vote channel of its server now (it moves with its slice, {@link Context#owners(SliceOwners)}).
      */
     String voteChannel(final int shard) {
-        return shards[shard].endpoint().voteChannel();
+        return loop.links()[shard].endpoint().voteChannel();
     }
 
     /** @return the concluded configuration, for the hand-over's checks. */
@@ -193,26 +159,9 @@ public final class AeronVoteExchange implements VoteExchange {
         if (closed) {
             throw new IllegalStateException("exchange closed");
         }
-        if (session.joining()) {
-            throw new IllegalStateException("worker " + ctx.workerId + " is joining: awaitJoin first, then submit the round it returns");
-        }
-        if (round != session.nextRound()) {
-            throw new IllegalArgumentException("round must be " + session.nextRound() + ", got " + round);
-        }
-        if (paramCount != ctx.paramCount()) {
-            throw new IllegalArgumentException("paramCount must be " + ctx.paramCount() + ", got " + paramCount);
-        }
-        System.arraycopy(signWords, 0, vote, 0, totalWords);
-        vote[totalWords - 1] &= lastWordMask;
-        session.startRound(round);
-        submitNs = ctx.nanoClock.nanoTime();
-        assembly.startRound();
-        Arrays.fill(partGiven, false);
-        for (final ShardState shard : shards) {
-            shard.startRound();
-            shard.maintain();
-        }
-        sendChunks();
+        loop.checkSubmit(round);
+        payload.copy(signWords, paramCount);
+        loop.submit(round);
     }
 
     /**
@@ -246,35 +195,8 @@ public final class AeronVoteExchange implements VoteExchange {
     @Override
     public RoundResult await(final long round, final long timeoutMillis, final ResultParts parts)
         throws TimeoutException, InterruptedException {
-        if (round != session.submittedRound() || round != session.nextRound()) {
-            throw new IllegalArgumentException("await must follow submit of the same round: submitted " + session.submittedRound()
-                + ", got " + round);
-        }
-        final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        final IdleStrategy idle = ctx.idleStrategy;
-        idle.reset();
-        while (true) {
-            int work = moveLostSlices();
-            for (final ShardState shard : shards) {
-                work += shard.maintain();
-            }
-            work += sendChunks() + sideWork();
-            work += ShardState.pollResults(shards, session, round);
-            if (parts != null) {
-                work += giveParts(round, parts);
-            }
-            if (ShardState.resultsDone(shards)) {
-                return complete(round);
-            }
-            final long now = ctx.nanoClock.nanoTime();
-            if (now - deadline >= 0) {
-                throw new TimeoutException(describeTimeout(round, timeoutMillis));
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting round " + round);
-            }
-            idle.idle(work);
-        }
+        payload.parts(parts);
+        return loop.await(round, timeoutMillis, roundWork);
     }
 
     /**
@@ -288,7 +210,7 @@ public final class AeronVoteExchange implements VoteExchange {
      * @throws TimeoutException when no notice arrived in time.
      */
     public JoinNotice awaitJoin(final long timeoutMillis) throws TimeoutException, InterruptedException {
-        if (!session.joining()) {
+        if (!loop.session().joining()) {
             throw new IllegalStateException("worker " + ctx.workerId + " is not joining (Context.join(true)) or has already joined");
         }
         final long deadline = ctx.nanoClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -296,7 +218,7 @@ public final class AeronVoteExchange implements VoteExchange {
         idle.reset();
         while (true) {
             final int work = pollIdle();
-            final JoinNotice notice = session.tryJoin();
+            final JoinNotice notice = loop.session().tryJoin();
             if (notice != null) {
                 return notice;
             }
@@ -319,15 +241,10 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return work done.
      */
     public int pollIdle() {
-        if (session.inRound() && !closed) {
-            throw new IllegalStateException("pollIdle between rounds only: round " + session.submittedRound() + " is awaited");
+        if (loop.session().inRound() && !closed) {
+            throw new IllegalStateException("pollIdle between rounds only: round " + loop.session().submittedRound() + " is awaited");
         }
-        int work = sideWork() + moveLostSlices();
-        for (final ShardState shard : shards) {
-            work += shard.maintain();
-            work += shard.poll();
-        }
-        return work;
+        return sideWork() + moveLostSlices() + loop.pollIdle();
     }
 
     /**
@@ -345,15 +262,15 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         final long now = ctx.nanoClock.nanoTime();
         int work = 0;
-        for (final ShardState shard : shards) {
-            if (!shard.serverSilent(now, owners.silenceNs())) {
+        for (final SliceLink link : loop.links()) {
+            if (!link.serverSilent(now, owners.silenceNs())) {
                 continue;
             }
-            final int slice = shard.endpoint().shard();
-            if (shard.connected()) {
+            final int slice = link.endpoint().shard();
+            if (link.connected()) {
                 final int lost = owners.owner(slice);
                 owners.onServerLost(slice);
-                counters.slicesMoved().incrementRelease();
+                loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
                     + ") is silent and disconnected: rank " + lost + " is dead; " + owners);
             } else if (owners.isJoining() && !isAlive(owners.owner(slice))) {
@@ -368,12 +285,13 @@ public final class AeronVoteExchange implements VoteExchange {
 
     /** Point every shard at its slice's server by the owners' view: the dead rank's other slices move too. */
     private int followOwners() {
+        final SliceLink[] links = loop.links();
         int moved = 0;
-        for (int i = 0; i < shards.length; i++) {
-            final int owner = ctx.owners.owner(shards[i].endpoint().shard());
+        for (int i = 0; i < links.length; i++) {
+            final int owner = ctx.owners.owner(links[i].endpoint().shard());
             if (owner != shardOwner[i]) {
                 shardOwner[i] = owner;
-                shards[i].moveTo(ctx.owners.voteChannel(shards[i].endpoint().shard()));
+                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().shard()));
                 moved++;
             }
         }
@@ -382,8 +300,8 @@ public final class AeronVoteExchange implements VoteExchange {
 
     /** @return true when a slice server of rank r has proven itself to this worker and is not silent. */
     private boolean isAlive(final int r) {
-        for (final ShardState shard : shards) {
-            if (shard.connected() && shardOwner[shard.index()] == r) {
+        for (final SliceLink link : loop.links()) {
+            if (link.connected() && shardOwner[link.index()] == r) {
                 return true;
             }
         }
@@ -406,7 +324,7 @@ public final class AeronVoteExchange implements VoteExchange {
 
     @Override
     public List<JoinNotice> takeJoinNotices() {
-        return session.takeJoinNotices();
+        return loop.session().takeJoinNotices();
     }
 
     @Override
@@ -419,12 +337,12 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return the {@code host:port} this worker's results of that shard arrive on (UDP), or null (IPC).
      */
     public String resultEndpoint(final int shard) {
-        return shards[shard].resultEndpoint();
+        return loop.links()[shard].resultEndpoint();
     }
 
     /** @return this worker's Aeron counters. */
     public WorkerCounters workerCounters() {
-        return counters;
+        return loop.counters();
     }
 
     /**
@@ -435,54 +353,17 @@ public final class AeronVoteExchange implements VoteExchange {
     public void close() {
         if (!closed) {
             closed = true;
-            CloseHelper.closeAll(shards);
-            CloseHelper.closeAll(counters, sliceServers);
+            CloseHelper.closeAll(loop, sliceServers);
         }
     }
 
     private void connect() {
-        ShardState.connectAll(shards, ctx, this::moveLostSlices);
+        loop.connect(this::moveLostSlices);
         if (ctx.owners != null && ctx.owners.isJoining()) {
-            for (final ShardState shard : shards) {
-                ctx.owners.onFound(shard.endpoint().shard());
+            for (final SliceLink link : loop.links()) {
+                ctx.owners.onFound(link.endpoint().shard());
             }
         }
-    }
-
-    /** Send what the shards' publications take, starting with the shard after this worker's own. */
-    private int sendChunks() {
-        return ShardState.sendChunks(shards, ctx.workerId);
-    }
-
-    /** Give the part of every shard whose result became complete since the last pass. */
-    private int giveParts(final long round, final ResultParts parts) {
-        int given = 0;
-        for (final ShardState shard : shards) {
-            final int i = shard.index();
-            if (!partGiven[i] && shard.resultDone()) {
-                partGiven[i] = true;
-                assembly.giveShard(i, shard.layout().fromWord(), shard.layout().toWord(), round, parts);
-                given++;
-            }
-        }
-        return given;
-    }
-
-    private RoundResult complete(final long round) {
-        final RoundResult result = assembly.complete(round);
-        session.endRound(round);
-        counters.rounds().incrementRelease();
-        exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);
-        return result;
-    }
-
-    private String describeTimeout(final long round, final long timeoutMillis) {
-        final StringBuilder sb = new StringBuilder("worker ").append(ctx.workerId).append(": no complete result for round ").append(round)
-            .append(" after ").append(timeoutMillis).append(" ms;");
-        for (final ShardState shard : shards) {
-            shard.describeProgress(sb);
-        }
-        return sb.toString();
     }
 
     /**

@@ -21,7 +21,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Aeron client, this worker's id, the slice servers' endpoints ({@link ShardEndpoint}s: one for the star, one per rank
  * for the sharded topology), how long to wait for them, and the clocks and idle strategy of its waits. The vote
  * exchange's ({@link AeronVoteExchange.Context}) and the dense exchange's ({@link AeronMeanExchange.Context}) contexts
- * extend it; a {@link ShardState} reads its slice's settings from here.
+ * extend it; a {@link SliceLink} reads its slice's settings from here.
  *
  * @param <T> the concrete context, returned by the fluent setters.
  */

@@ -7,7 +7,7 @@ import io.aeron.Subscription;
 
 /**
  * The address and port a worker's result subscription resolved to, which its HELLO carries so that a UDP server can
- * add it as a destination of its manual multi-destination-cast. IPC subscriptions have none. One per {@link ShardState},
+ * add it as a destination of its manual multi-destination-cast. IPC subscriptions have none. One per {@link SliceLink},
  * whatever the payload.
  */
 final class ResultEndpoint {

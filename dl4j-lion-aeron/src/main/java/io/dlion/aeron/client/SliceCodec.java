@@ -5,7 +5,7 @@ import io.dlion.vote.VoterSet;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * What differs between the payloads on a worker's link to one slice server ({@link ShardState}): how a chunk of this
+ * What differs between the payloads on a worker's link to one slice server ({@link SliceLink}): how a chunk of this
  * worker's payload is written, and how a result chunk of the server is read and where it goes. Everything else (the
  * publication and subscription, HELLO and the server's proof, the header and MAC checks, unproven images, rounds and
  * silence) is the link's and the same for both.

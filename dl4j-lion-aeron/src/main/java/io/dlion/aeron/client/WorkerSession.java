@@ -14,7 +14,7 @@ import org.agrona.concurrent.EpochClock;
  * A worker's session with its job, the same for every shard: the round it is in, whether it is still joining, what
  * the servers' JOIN_NOTICEs said (its own first round and donor, a demand to rejoin, other workers joining) and the
  * credentials its HELLOs carry. It holds no result data ({@link ResultAssembly} does) and no connection
- * ({@link ShardState} does).
+ * ({@link SliceLink} does).
  * <p>
  * Rounds: {@link #startRound(long)} at submit, {@link #endRound(long)} when the round completed or was aborted. Between
  * the two the worker is {@link #inRound() in the round}.
