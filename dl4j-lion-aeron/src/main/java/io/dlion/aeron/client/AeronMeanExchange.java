@@ -11,7 +11,6 @@ import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.MeanExchange;
-import org.agrona.CloseHelper;
 
 /**
  * A worker's end of dense data-parallel training over Aeron, against one {@code AggregationServer} of fp32 gradients per
@@ -39,7 +38,6 @@ public final class AeronMeanExchange implements MeanExchange {
     private final MeanPayload payload;
     private final RoundLoop<float[]> loop;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
-    private boolean closed;
 
     /**
      * Connect to every slice's server: says HELLO (repeated until answered) and waits up to the connect timeout for
@@ -77,9 +75,6 @@ public final class AeronMeanExchange implements MeanExchange {
 
     @Override
     public void submit(final long round, final float[] values) {
-        if (closed) {
-            throw new IllegalStateException("exchange closed");
-        }
         loop.checkSubmit(round);
         payload.copy(values);
         loop.submit(round);
@@ -111,10 +106,7 @@ public final class AeronMeanExchange implements MeanExchange {
 
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            CloseHelper.close(loop);
-        }
+        loop.close();
     }
 
     /**

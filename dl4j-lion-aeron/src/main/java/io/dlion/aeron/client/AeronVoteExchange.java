@@ -74,7 +74,6 @@ public final class AeronVoteExchange implements VoteExchange {
     private final SliceServers sliceServers;
     /** The exchange's own work on every pass of a round's wait: slice failover, then the side agent. */
     private final IntSupplier roundWork = () -> moveLostSlices() + sideWork();
-    private boolean closed;
 
     /**
      * Connect to every shard's server: says HELLO (repeated until answered) and waits up to the connect timeout for the
@@ -119,9 +118,7 @@ public final class AeronVoteExchange implements VoteExchange {
      */
     @Override
     public void rejoin() {
-        if (closed) {
-            throw new IllegalStateException("exchange closed");
-        }
+        loop.checkOpen();
         try {
             loop.rejoin();
             connect();
@@ -156,9 +153,6 @@ public final class AeronVoteExchange implements VoteExchange {
 
     @Override
     public void submit(final long round, final long[] signWords, final long paramCount) {
-        if (closed) {
-            throw new IllegalStateException("exchange closed");
-        }
         loop.checkSubmit(round);
         payload.copy(signWords, paramCount);
         loop.submit(round);
@@ -241,7 +235,7 @@ public final class AeronVoteExchange implements VoteExchange {
      * @return work done.
      */
     public int pollIdle() {
-        if (loop.session().inRound() && !closed) {
+        if (loop.session().inRound() && !loop.isClosed()) {
             throw new IllegalStateException("pollIdle between rounds only: round " + loop.session().submittedRound() + " is awaited");
         }
         return sideWork() + moveLostSlices() + loop.pollIdle();
@@ -351,8 +345,7 @@ public final class AeronVoteExchange implements VoteExchange {
      */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (!loop.isClosed()) {
             CloseHelper.closeAll(loop, sliceServers);
         }
     }

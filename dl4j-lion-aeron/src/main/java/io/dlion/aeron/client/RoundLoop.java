@@ -42,6 +42,7 @@ final class RoundLoop<R> implements AutoCloseable {
     private final ExchangeCounters exchangeCounters;
     private WorkerSession session;
     private long submitNs;
+    private boolean closed;
 
     /**
      * Add every slice's link (not yet connected, see {@link #connect}) and the worker's counters.
@@ -129,12 +130,25 @@ final class RoundLoop<R> implements AutoCloseable {
         return counters;
     }
 
+    /** @return true once closed. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** @throws IllegalStateException when closed. */
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("exchange closed");
+        }
+    }
+
     /**
      * @param round the round the caller submits.
-     * @throws IllegalStateException    while the worker is joining.
+     * @throws IllegalStateException    when closed, or while the worker is joining.
      * @throws IllegalArgumentException when it is not the session's next round.
      */
     void checkSubmit(final long round) {
+        checkOpen();
         if (session.joining()) {
             throw new IllegalStateException("worker " + ctx.workerId + " is joining: awaitJoin first, then submit the round it returns");
         }
@@ -219,8 +233,11 @@ final class RoundLoop<R> implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(links);
-        CloseHelper.close(counters);
+        if (!closed) {
+            closed = true;
+            CloseHelper.closeAll(links);
+            CloseHelper.close(counters);
+        }
     }
 
     private void openLinks(final List<ShardEndpoint> endpoints, final boolean join) {
