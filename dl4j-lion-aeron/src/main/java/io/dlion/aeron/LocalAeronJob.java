@@ -284,7 +284,7 @@ public final class LocalAeronJob implements AutoCloseable {
     public static final class Context extends JobContext<Context> {
         private Transport transport = Transport.IPC;
         private int shards = 1;
-        private String topology = Topology.STAR;
+        private Topology.Kind topology = Topology.Kind.STAR;
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
         private int windowChunks = Configuration.windowChunks();
@@ -312,8 +312,8 @@ public final class LocalAeronJob implements AutoCloseable {
             if (windowChunks < 1) {
                 throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
             }
-            topology = Topology.checkName(topology);
-            if (Topology.SHARDED.equals(topology)) {
+            Topology.checkJobKind("topology", topology);
+            if (topology == Topology.Kind.SHARDED) {
                 if (shards != 1 && shards != workers) {
                     throw new IllegalArgumentException("shards must be the workers (" + workers + ") in the sharded topology, got " + shards);
                 }
@@ -367,16 +367,16 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @param topology {@link Topology#STAR} (default: {@link #shards(int)} servers, one unless set) or
-         *                 {@link Topology#SHARDED} (a slice server per worker, S = N).
+         * @param topology {@link Topology.Kind#STAR} (default: {@link #shards(int)} servers, one unless set) or
+         *                 {@link Topology.Kind#SHARDED} (a slice server per worker, S = N).
          * @return this for a fluent API.
          */
-        public Context topology(final String topology) {
+        public Context topology(final Topology.Kind topology) {
             this.topology = topology;
             return this;
         }
 
-        public String topology() {
+        public Topology.Kind topology() {
             return topology;
         }
 

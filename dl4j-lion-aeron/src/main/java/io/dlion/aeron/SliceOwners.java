@@ -55,7 +55,7 @@ public final class SliceOwners {
     public SliceOwners(final Topology topology, final int rank, final long silenceNs, final IntConsumer serve) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.workers = topology.slices();
-        if (!Topology.SHARDED.equals(topology.name())) {
+        if (topology.kind() != Topology.Kind.SHARDED) {
             throw new IllegalArgumentException("slices move only in the sharded topology (every worker serves a slice), got " + topology);
         }
         if (rank < 0 || rank >= workers) {

@@ -3,6 +3,7 @@ package io.dlion.aeron;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Who serves which slice of the parameters, and where: the one place that says it.
@@ -22,18 +23,29 @@ import java.util.Locale;
  * Channels come from {@link Channels}, so their link settings are the same for every topology. Immutable.
  */
 public final class Topology {
-    /** Name of the one-server topology, as the {@code --topology} option takes it. */
-    public static final String STAR = "star";
-    /** Name of the topology in which every worker serves a slice. */
-    public static final String SHARDED = "sharded";
+    /** The kinds of topology; a job's configuration and the {@code --topology} option name the first two. */
+    public enum Kind {
+        /** One aggregation server for every parameter. */
+        STAR,
+        /** Every worker serves a slice. */
+        SHARDED,
+        /** Dedicated server processes, one slice each. */
+        SERVERS;
 
-    private final String name;
+        /** @return the name as the {@code --topology} option and the logs spell it: star, sharded, servers. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private final Kind kind;
     private final List<String> hosts;
     private final int[] votePorts;
     private final int[] controlPorts;
 
-    private Topology(final String name, final List<String> hosts, final int[] votePorts, final int[] controlPorts) {
-        this.name = name;
+    private Topology(final Kind kind, final List<String> hosts, final int[] votePorts, final int[] controlPorts) {
+        this.kind = kind;
         this.hosts = List.copyOf(hosts);
         this.votePorts = votePorts;
         this.controlPorts = controlPorts;
@@ -50,7 +62,7 @@ public final class Topology {
      * @return one server for every parameter.
      */
     public static Topology star(final String host, final int votePort, final int controlPort) {
-        return new Topology(STAR, List.of(host), new int[] {votePort}, new int[] {controlPort});
+        return new Topology(Kind.STAR, List.of(host), new int[] {votePort}, new int[] {controlPort});
     }
 
     /**
@@ -59,7 +71,7 @@ public final class Topology {
      * @return every worker serves a slice.
      */
     public static Topology sharded(final List<String> hosts, final int basePort) {
-        return spread(SHARDED, hosts, basePort);
+        return spread(Kind.SHARDED, hosts, basePort);
     }
 
     /**
@@ -79,7 +91,7 @@ public final class Topology {
             control[s] = votePorts[s] + 1;
         }
         checkHosts(hosts);
-        return new Topology(SHARDED, hosts, votePorts.clone(), control);
+        return new Topology(Kind.SHARDED, hosts, votePorts.clone(), control);
     }
 
     /**
@@ -88,10 +100,10 @@ public final class Topology {
      * @return S dedicated servers.
      */
     public static Topology servers(final List<String> hosts, final int basePort) {
-        return spread("servers", hosts, basePort);
+        return spread(Kind.SERVERS, hosts, basePort);
     }
 
-    private static Topology spread(final String name, final List<String> hosts, final int basePort) {
+    private static Topology spread(final Kind kind, final List<String> hosts, final int basePort) {
         checkHosts(hosts);
         final int[] vote = new int[hosts.size()];
         final int[] control = new int[hosts.size()];
@@ -99,7 +111,7 @@ public final class Topology {
             vote[s] = basePort + 2 * s;
             control[s] = basePort + 2 * s + 1;
         }
-        return new Topology(name, hosts, vote, control);
+        return new Topology(kind, hosts, vote, control);
     }
 
     private static void checkHosts(final List<String> hosts) {
@@ -114,16 +126,18 @@ public final class Topology {
     }
 
     /**
-     * @param name {@code star} or {@code sharded}, in any case.
-     * @return the name checked, lower case.
-     * @throws IllegalArgumentException naming the option for anything else.
+     * @param what the setting, named in the exception.
+     * @param kind the kind of a job's topology.
+     * @return the kind, {@link Kind#STAR} or {@link Kind#SHARDED}: a job's workers run the one or the other.
+     * @throws IllegalArgumentException naming the setting for {@link Kind#SERVERS}.
+     * @throws NullPointerException     naming the setting for null.
      */
-    public static String checkName(final String name) {
-        final String lower = name == null ? "" : name.toLowerCase(Locale.ROOT);
-        if (!STAR.equals(lower) && !SHARDED.equals(lower)) {
-            throw new IllegalArgumentException("--topology must be " + STAR + " or " + SHARDED + ", got " + name);
+    public static Kind checkJobKind(final String what, final Kind kind) {
+        Objects.requireNonNull(kind, what);
+        if (kind == Kind.SERVERS) {
+            throw new IllegalArgumentException(what + " must be " + Kind.STAR + " or " + Kind.SHARDED + ", got " + kind);
         }
-        return lower;
+        return kind;
     }
 
     private static void checkPort(final String what, final int port) {
@@ -197,9 +211,9 @@ public final class Topology {
         return (int)Math.min(requested, fit);
     }
 
-    /** @return {@code star}, {@code sharded} or {@code servers}. */
-    public String name() {
-        return name;
+    /** @return the kind: star, sharded or dedicated servers. */
+    public Kind kind() {
+        return kind;
     }
 
     /** @return the number of slices S. */
@@ -232,16 +246,16 @@ public final class Topology {
      * @return the streams that share one link.
      */
     public int linkStreams(final int workers) {
-        return linkStreams(name, workers);
+        return linkStreams(kind, workers);
     }
 
     /**
-     * @param name    of a topology.
+     * @param kind    of a topology.
      * @param workers the workers of the job.
      * @return the streams that share one link, as {@link #linkStreams(int)}.
      */
-    public static int linkStreams(final String name, final int workers) {
-        return SHARDED.equals(name) ? 2 * workers : workers;
+    public static int linkStreams(final Kind kind, final int workers) {
+        return kind == Kind.SHARDED ? 2 * workers : workers;
     }
 
     /**
@@ -303,7 +317,7 @@ public final class Topology {
 
     @Override
     public String toString() {
-        final StringBuilder sb = new StringBuilder(name).append('[');
+        final StringBuilder sb = new StringBuilder(kind.toString()).append('[');
         for (int s = 0; s < slices(); s++) {
             sb.append(s == 0 ? "" : ", ").append(hosts.get(s)).append(':').append(votePorts[s]).append(':').append(controlPorts[s]);
         }

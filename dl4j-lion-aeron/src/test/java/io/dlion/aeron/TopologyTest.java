@@ -78,9 +78,12 @@ class TopologyTest {
     }
 
     @Test
-    void shouldRefuseAnUnknownNameAnEmptyHostAndABadPort() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.checkName("ring")).getMessage().contains("--topology"));
-        assertEquals(Topology.SHARDED, Topology.checkName("Sharded"));
+    void shouldRefuseDedicatedServersForAJobAnEmptyHostAndABadPort() {
+        assertEquals("topology must be star or sharded, got servers",
+            assertThrows(IllegalArgumentException.class, () -> Topology.checkJobKind("topology", Topology.Kind.SERVERS)).getMessage());
+        assertEquals("topology", assertThrows(NullPointerException.class, () -> Topology.checkJobKind("topology", null)).getMessage());
+        assertEquals(Topology.Kind.SHARDED, Topology.checkJobKind("topology", Topology.Kind.SHARDED));
+        assertEquals(Topology.Kind.SERVERS, Topology.servers(List.of("a", "b"), 40_123).kind());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.sharded(List.of("a", " "), 40_123)).getMessage()
             .contains("slice 1"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Topology.sharded(List.of("a", "b"), 65_534)).getMessage()

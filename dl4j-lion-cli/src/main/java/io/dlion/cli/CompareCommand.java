@@ -69,11 +69,11 @@ public final class CompareCommand implements Callable<Integer> {
         + " processes in network namespaces, every link shaped to RATE (e.g. 100mbit, 1gbit) by scripts/netlab.sh (needs root)")
     String netlab;
 
-    @Option(names = "--topology", defaultValue = Topology.SHARDED, converter = OptionTypes.TopologyName.class,
+    @Option(names = "--topology", defaultValue = "sharded", converter = OptionTypes.TopologyKind.class,
         description = "with --netlab: sharded (every worker serves a slice, for"
         + " D-Lion and the dense baselines alike: the bandwidth-optimal reduce-scatter and all-gather) or star (one server process)"
         + " (default: ${DEFAULT-VALUE})")
-    String topology;
+    Topology.Kind topology;
 
     @Option(names = "--target-accuracy", description = "test accuracy for the time-to-accuracy column and the plot (default: ${DEFAULT-VALUE})")
     double targetAccuracy = 0.80;

@@ -81,7 +81,7 @@ final class InProcessServer implements AutoCloseable {
         final int slice = job.shard();
         return (topology.slices() == 1 ? "worker 0 hosts the aggregation server"
             : (takenOver ? "this worker takes over slice " : "worker " + slice + " serves slice ") + slice + " of " + topology.slices()
-                + " (" + topology.name() + "), parameters [" + job.fromParam() + ", " + job.toParam() + ")")
+                + " (" + topology.kind() + "), parameters [" + job.fromParam() + ", " + job.toParam() + ")")
             + ": job=" + job.jobId() + " workers=" + job.workers() + " votes=" + job.voteChannel() + " results=" + job.resultChannel();
     }
 

@@ -36,15 +36,18 @@ final class OptionTypes {
         }
     }
 
-    /** {@code --topology}: {@code star} or {@code sharded}, any case, as {@link Topology}'s name. */
-    static final class TopologyName implements ITypeConverter<String> {
+    /** {@code --topology}: {@code star} or {@code sharded}, any case: the kinds of {@link Topology} a job's workers run. */
+    static final class TopologyKind implements ITypeConverter<Topology.Kind> {
         @Override
-        public String convert(final String value) {
-            final String lower = value.toLowerCase(Locale.ROOT);
-            if (!Topology.STAR.equals(lower) && !Topology.SHARDED.equals(lower)) {
-                throw new TypeConversionException("must be " + Topology.STAR + " or " + Topology.SHARDED + ", got '" + value + "'");
+        public Topology.Kind convert(final String value) {
+            switch (value.toLowerCase(Locale.ROOT)) {
+                case "star":
+                    return Topology.Kind.STAR;
+                case "sharded":
+                    return Topology.Kind.SHARDED;
+                default:
+                    throw new TypeConversionException("must be star or sharded, got '" + value + "'");
             }
-            return lower;
         }
     }
 

@@ -42,9 +42,9 @@ public final class TrainCommand implements Callable<Integer> {
         + " and dense sharing (default: inproc for D-Lion, aeron-ipc for dense)")
     TrainConfig.Transport transport;
 
-    @Option(names = "--topology", converter = OptionTypes.TopologyName.class, description = "D-Lion or dense sharing over Aeron: star (one"
+    @Option(names = "--topology", converter = OptionTypes.TopologyKind.class, description = "D-Lion or dense sharing over Aeron: star (one"
         + " aggregation server) or sharded (a slice server per worker, in this JVM) (default: ${DEFAULT-VALUE})")
-    String topology = Topology.STAR;
+    Topology.Kind topology = Topology.Kind.STAR;
 
     @Option(names = "--lr", description = "learning rate (default: 3e-4 for lion, 1e-3 for adamw)")
     double lr = Double.NaN;

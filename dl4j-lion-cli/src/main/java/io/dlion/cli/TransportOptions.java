@@ -20,10 +20,10 @@ final class TransportOptions {
         description = "UDP: votes to HOST:VOTE_PORT by unicast, results by MDC with control HOST:CONTROL_PORT (default: IPC).")
     String udp;
 
-    @Option(names = "--topology", defaultValue = Topology.STAR, converter = OptionTypes.TopologyName.class, description = "star: one"
+    @Option(names = "--topology", defaultValue = "star", converter = OptionTypes.TopologyKind.class, description = "star: one"
         + " aggregation server (--udp); sharded: every worker serves one slice of the parameters in its own process, rank r on the r-th of"
         + " --hosts (default: ${DEFAULT-VALUE}).")
-    String topology;
+    Topology.Kind topology;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "With --topology sharded: every worker's address, by rank.")
     java.util.List<String> hosts;
@@ -87,7 +87,7 @@ final class TransportOptions {
 
     /** @return true when votes or results go over UDP. */
     boolean isUdp() {
-        return udp != null || !Topology.STAR.equals(Topology.checkName(topology)) || (voteChannel != null && voteChannel.startsWith("aeron:udp"))
+        return udp != null || topology != Topology.Kind.STAR || (voteChannel != null && voteChannel.startsWith("aeron:udp"))
             || (resultChannel != null && resultChannel.startsWith("aeron:udp"));
     }
 
@@ -153,7 +153,7 @@ final class TransportOptions {
      * @throws IllegalArgumentException naming the option that is wrong or missing.
      */
     Topology topology(final int workers) {
-        if (Topology.STAR.equals(Topology.checkName(topology))) {
+        if (topology == Topology.Kind.STAR) {
             if (hosts != null) {
                 throw new IllegalArgumentException("--hosts is for --topology sharded");
             }
@@ -176,7 +176,7 @@ final class TransportOptions {
      * @param command the command's name, for the message.
      */
     void requireStar(final String command) {
-        if (!Topology.STAR.equals(Topology.checkName(topology)) || hosts != null) {
+        if (topology != Topology.Kind.STAR || hosts != null) {
             throw new IllegalArgumentException("./dlion " + command + " takes --topology star only: in a sharded job every worker serves"
                 + " its slice itself (./dlion vote-worker --topology sharded --hosts ...)");
         }

@@ -60,8 +60,8 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--topology", description = "star: one aggregation server (--server, or rank 0's with --with-server); sharded:"
         + " every worker serves one slice of the parameters in its own process, rank r on the r-th of --hosts (default: sharded when"
         + " every rank's host is known, from --hosts, DLION_HOSTS or Slurm, and none of --server, --control-port, --with-server,"
-        + " --resume is given; else star)", converter = OptionTypes.TopologyName.class)
-    String topologyName;
+        + " --resume is given; else star)", converter = OptionTypes.TopologyKind.class)
+    Topology.Kind topologyKind;
 
     @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "with --topology sharded: every worker's address, by rank"
         + " (default: DLION_HOSTS, or Slurm's SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE)")
@@ -236,7 +236,7 @@ public final class WorkerCommand implements Callable<Integer> {
         workers = placement.workersOr(workersFlag);
         workerId = placement.rankOr(workerIdFlag);
         final int votePort = votePortFlag != null ? votePortFlag : placement.serverPort() > 0 ? placement.serverPort() : DEFAULT_VOTE_PORT;
-        if (Topology.SHARDED.equals(topologyName())) {
+        if (topologyKind() == Topology.Kind.SHARDED) {
             if (serverFlag != null || controlPortFlag != null) {
                 throw new IllegalArgumentException("--topology sharded has no server: --server and --control-port do not apply");
             }
@@ -266,14 +266,14 @@ public final class WorkerCommand implements Callable<Integer> {
      * A job of worker processes is sharded by default (every rank serves a slice), when every rank's host is known and no
      * server is named; with a server named, no host list, or a whole job resumed from its checkpoints, it is the star.
      */
-    private String topologyName() {
-        if (topologyName != null) {
-            return topologyName;
+    private Topology.Kind topologyKind() {
+        if (topologyKind != null) {
+            return topologyKind;
         }
         if (serverFlag != null || controlPortFlag != null || withServer || resume) {
-            return Topology.STAR;
+            return Topology.Kind.STAR;
         }
-        return hosts != null || Placement.rankHosts(env, workers) != null ? Topology.SHARDED : Topology.STAR;
+        return hosts != null || Placement.rankHosts(env, workers) != null ? Topology.Kind.SHARDED : Topology.Kind.STAR;
     }
 
     /** @return who serves which slice, once {@link #config()} placed this worker. */
@@ -282,7 +282,7 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     private boolean sharded() {
-        return topology != null && Topology.SHARDED.equals(topology.name());
+        return topology != null && topology.kind() == Topology.Kind.SHARDED;
     }
 
     /** @return this host's address on the route to the server (a UDP socket's local address once connected; nothing is sent). */

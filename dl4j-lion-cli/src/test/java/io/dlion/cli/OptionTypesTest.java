@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 
+import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.Payload;
 import io.dlion.cli.train.Sharing;
 import io.dlion.cli.train.TrainConfig;
@@ -67,7 +68,9 @@ class OptionTypesTest {
 
     @Test
     void shouldParseTopologySharingAndTransportAsTheirTypes() {
-        assertEquals("sharded", this.<WorkerCommand>parsed("worker", "--out", "o", "--topology", "SHARDED").topologyName);
+        assertEquals(Topology.Kind.SHARDED, this.<WorkerCommand>parsed("worker", "--out", "o", "--topology", "SHARDED").topologyKind);
+        assertEquals(Topology.Kind.STAR, this.<TrainCommand>parsed("train", "--out", "o", "--topology", "star").topology);
+        assertEquals(Topology.Kind.SHARDED, this.<CompareCommand>parsed("compare").topology, "the default");
         assertEquals(Sharing.DENSE_LION, this.<WorkerCommand>parsed("worker", "--out", "o", "--sharing", "dense-lion").sharing);
         assertEquals(Payload.FP32, this.<ServerCommand>parsed("server", "--job", "1", "--params", "100", "--sharing", "dense").sharing);
         assertEquals(Payload.FP32, this.<ServerCommand>parsed("server", "--job", "1", "--params", "100", "--sharing", "dense-adamw").sharing);

@@ -151,7 +151,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (progressHost != null) {
                 progress = new JobProgress.Sender(run, worker, options.progressMillis(), new InetSocketAddress(progressHost, progressPort));
             }
-            final boolean sharded = Topology.SHARDED.equals(options.topology());
+            final boolean sharded = options.topology() == Topology.Kind.SHARDED;
             int votePort = -1;
             if (worker == 0 || sharded) {
                 votePort = options.votePort() != 0 ? options.votePort() + (sharded ? 2 * worker : 0)

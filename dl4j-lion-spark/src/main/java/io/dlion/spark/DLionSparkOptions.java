@@ -44,7 +44,7 @@ public final class DLionSparkOptions implements Serializable {
     private long roundTimeoutMillis = ROUND_TIMEOUT_MILLIS_DEFAULT;
     private long serverRoundTimeoutMillis = SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT;
     private int votePort;
-    private String topology = Topology.SHARDED;
+    private Topology.Kind topology = Topology.Kind.SHARDED;
     private boolean shuffle;
     private long seed;
     private ListenerFactory listenerFactory;
@@ -109,7 +109,7 @@ public final class DLionSparkOptions implements Serializable {
         require(roundTimeoutMillis > 0, "roundTimeoutMillis must be > 0, got " + roundTimeoutMillis);
         require(serverRoundTimeoutMillis > 0, "serverRoundTimeoutMillis must be > 0, got " + serverRoundTimeoutMillis);
         require(votePort == 0 || votePort > 0 && votePort < 65535, "votePort must be 0 (any free port) or in [1, 65534], got " + votePort);
-        topology = Topology.checkName(topology);
+        Topology.checkJobKind("topology", topology);
         require(metricsPort >= -1 && metricsPort <= 65535 - MAX_WORKERS, "metricsPort must be -1 (none), 0 (any free port) or in [1, "
             + (65535 - MAX_WORKERS) + "], got " + metricsPort);
         require(uiUrl == null || uiUrl.startsWith("http://") || uiUrl.startsWith("https://"), "ui must be the UI server's"
@@ -301,18 +301,18 @@ public final class DLionSparkOptions implements Serializable {
     }
 
     /**
-     * @param topology {@code sharded} (default): every task serves one slice of the parameters (its ports:
+     * @param topology {@link Topology.Kind#SHARDED} (default): every task serves one slice of the parameters (its ports:
      *                 {@link #votePort(int)} + 2 × its partition, or free ones), the tasks learn each other's hosts and
      *                 ports by {@code allGather}, and every link carries the same whatever the number of tasks;
-     *                 {@code star}: task 0 runs the one aggregation server. Both end with the same parameters.
+     *                 {@link Topology.Kind#STAR}: task 0 runs the one aggregation server. Both end with the same parameters.
      * @return this for a fluent API.
      */
-    public DLionSparkOptions topology(final String topology) {
+    public DLionSparkOptions topology(final Topology.Kind topology) {
         this.topology = topology;
         return this;
     }
 
-    public String topology() {
+    public Topology.Kind topology() {
         return topology;
     }
 

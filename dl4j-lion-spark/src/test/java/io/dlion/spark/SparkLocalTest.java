@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.dlion.aeron.Topology;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -91,7 +92,7 @@ class SparkLocalTest {
     void shouldTrainAComputationGraphBitIdenticalToTheInProcessRun() throws Exception {
         final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
         final DLionSparkTrainer<ComputationGraph> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.graph(32),
-            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("star"));
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology(Topology.Kind.STAR));
 
         final ComputationGraph trained = trainer.fit(sc.parallelize(batches, WORKERS));
 
@@ -112,7 +113,7 @@ class SparkLocalTest {
         final List<DataSet> batches = SparkTestSupport.trainBatches(WORKERS * ROUNDS_PER_EPOCH * BATCH, BATCH);
         final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64),
             // every task also serves its metrics (worker, slice server, driver): the parameters are the same without them
-            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology("sharded").metricsPort(0).progressMillis(100));
+            new DLionSparkOptions().epochs(1).batchSizePerWorker(BATCH).topology(Topology.Kind.SHARDED).metricsPort(0).progressMillis(100));
 
         final MultiLayerNetwork trained = trainer.fit(sc.parallelize(batches, WORKERS));
 
@@ -147,7 +148,7 @@ class SparkLocalTest {
         }
 
         final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(32), new DLionSparkOptions()
-            .epochs(1).batchSizePerWorker(BATCH).topology("star").partition("dirichlet:0.5", 5)
+            .epochs(1).batchSizePerWorker(BATCH).topology(Topology.Kind.STAR).partition("dirichlet:0.5", 5)
             .localSteps(new io.dlion.dist.LocalSteps().steps(4)));
         trainer.fit(sc.parallelize(batches, WORKERS));
         final int steps = Math.min(split.get(0).numExamples(), Math.min(split.get(1).numExamples(), split.get(2).numExamples())) / BATCH;
@@ -178,7 +179,7 @@ class SparkLocalTest {
             () -> new DLionSparkOptions().batchSizePerWorker(8).votePort(65535).conclude());
         assertTrue(port.getMessage().contains("votePort"), port.getMessage());
         final IllegalArgumentException topology = assertThrows(IllegalArgumentException.class,
-            () -> new DLionSparkOptions().batchSizePerWorker(8).topology("ring").conclude());
+            () -> new DLionSparkOptions().batchSizePerWorker(8).topology(Topology.Kind.SERVERS).conclude());
         assertTrue(topology.getMessage().contains("topology"), topology.getMessage());
         final IllegalArgumentException metrics = assertThrows(IllegalArgumentException.class,
             () -> new DLionSparkOptions().batchSizePerWorker(8).metricsPort(-2).conclude());

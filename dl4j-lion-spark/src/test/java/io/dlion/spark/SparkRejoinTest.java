@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import io.dlion.aeron.Topology;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
 import io.dlion.testkit.LostRoundExchange;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.nd4j.linalg.dataset.DataSet;
 
 /**
@@ -67,9 +68,9 @@ class SparkRejoinTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"star", "sharded"})
+    @EnumSource(value = Topology.Kind.class, names = {"STAR", "SHARDED"})
     @Timeout(240)
-    void shouldRejoinATaskThatLostARoundInsideTheStageAndEndBitIdentical(final String topology) {
+    void shouldRejoinATaskThatLostARoundInsideTheStageAndEndBitIdentical(final Topology.Kind topology) {
         final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options(topology)
             .exchangeDecorator(new LoseRound(2, LOST_ROUND, STALL_MS)));
 
@@ -92,7 +93,7 @@ class SparkRejoinTest {
     @Test
     @Timeout(240)
     void shouldFailATaskThatLostARoundWhenRejoinIsOffSayingWhy() {
-        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options("star")
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options(Topology.Kind.STAR)
             .rejoinAttempts(0).exchangeDecorator(new LoseRound(2, LOST_ROUND, 0)));
 
         final Exception failed = assertThrows(Exception.class, () -> trainer.fit(sc.parallelize(batches, WORKERS)));
@@ -111,7 +112,7 @@ class SparkRejoinTest {
     @Timeout(240)
     void shouldFailATaskThatCannotRejoinAfterItsAttemptsSayingWhy() {
         final long last = (long) EPOCHS * ROUNDS_PER_EPOCH - 1;
-        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options("star")
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options(Topology.Kind.STAR)
             .rejoinAttempts(2).roundTimeoutMillis(3_000).exchangeDecorator(new LoseRound(2, last, 0)));
 
         final Exception failed = assertThrows(Exception.class, () -> trainer.fit(sc.parallelize(batches, WORKERS)));
@@ -127,7 +128,7 @@ class SparkRejoinTest {
     @Test
     @Timeout(240)
     void shouldFailTheStageWhenTheQuorumIsEveryTaskAndOneStalls() {
-        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options("star")
+        final DLionSparkTrainer<MultiLayerNetwork> trainer = new DLionSparkTrainer<>(sc, SparkTestSupport.mlp(64), options(Topology.Kind.STAR)
             .minVoters(WORKERS).exchangeDecorator(new LoseRound(2, LOST_ROUND, STALL_MS)));
 
         final Exception failed = assertThrows(Exception.class, () -> trainer.fit(sc.parallelize(batches, WORKERS)));
@@ -150,7 +151,7 @@ class SparkRejoinTest {
         assertTrue(attempts.getMessage().contains("rejoinAttempts"), attempts.getMessage());
     }
 
-    private static DLionSparkOptions options(final String topology) {
+    private static DLionSparkOptions options(final Topology.Kind topology) {
         return new DLionSparkOptions().epochs(EPOCHS).batchSizePerWorker(BATCH).topology(topology).progressMillis(0)
             .roundTimeoutMillis(60_000).serverRoundTimeoutMillis(SERVER_DEADLINE_MS).listener(new Paced());
     }

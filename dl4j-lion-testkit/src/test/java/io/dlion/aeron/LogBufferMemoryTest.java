@@ -43,13 +43,13 @@ class LogBufferMemoryTest {
     private static final int PEER_DRIVERS = 4;
 
     @ParameterizedTest
-    @CsvSource({"star, 16", "star, 64", "sharded, 16"})
-    void shouldHoldLogBuffersThatGrowLinearlyWithTheWorkers(final String name, final int n) throws Exception {
+    @CsvSource({"STAR, 16", "STAR, 64", "SHARDED, 16"})
+    void shouldHoldLogBuffersThatGrowLinearlyWithTheWorkers(final Topology.Kind kind, final int n) throws Exception {
         final List<String> hosts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             hosts.add("127.0.0.1");
         }
-        final boolean sharded = Topology.SHARDED.equals(name);
+        final boolean sharded = kind == Topology.Kind.SHARDED;
         final Topology topology = sharded ? Topology.sharded(hosts, BASE_PORT) : Topology.star("127.0.0.1", BASE_PORT, BASE_PORT + 1);
         final int chunkWords = topology.chunkWords(PARAMS, Configuration.chunkWords());
         final List<AeronRuntime> drivers = new ArrayList<>();

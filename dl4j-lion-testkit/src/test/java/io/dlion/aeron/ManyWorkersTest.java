@@ -37,10 +37,10 @@ class ManyWorkersTest {
 
     @ParameterizedTest
     @CsvSource({
-        "1, star", "63, star", "64, star", "65, star", "128, star", "255, star", "256, star", "9, sharded"})
-    void shouldMatchTheNaiveVoteAtEveryWorkerCount(final int n, final String topology) throws Exception {
+        "1, STAR", "63, STAR", "64, STAR", "65, STAR", "128, STAR", "255, STAR", "256, STAR", "9, SHARDED"})
+    void shouldMatchTheNaiveVoteAtEveryWorkerCount(final int n, final Topology.Kind topology) throws Exception {
         for (final VoteRule rule : VoteRule.values()) {
-            runAndCheck(n, topology, rule, topology.equals("sharded") ? SHARDED_PARAMS : PARAMS);
+            runAndCheck(n, topology, rule, topology == Topology.Kind.SHARDED ? SHARDED_PARAMS : PARAMS);
         }
     }
 
@@ -52,12 +52,12 @@ class ManyWorkersTest {
     @Tag("slow")
     void shouldMatchTheNaiveVoteWithOneThousandTwentyFourWorkersAndSixtyFiveSlices() throws Exception {
         for (final VoteRule rule : VoteRule.values()) {
-            runAndCheck(1024, "star", rule, PARAMS);
-            runAndCheck(65, "sharded", rule, SHARDED_PARAMS);
+            runAndCheck(1024, Topology.Kind.STAR, rule, PARAMS);
+            runAndCheck(65, Topology.Kind.SHARDED, rule, SHARDED_PARAMS);
         }
     }
 
-    private static void runAndCheck(final int n, final String topology, final VoteRule rule, final long params) throws Exception {
+    private static void runAndCheck(final int n, final Topology.Kind topology, final VoteRule rule, final long params) throws Exception {
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
             .jobId(7).workers(n).paramCount(params).rule(rule).topology(topology).chunkWords(20).windowChunks(2)
             .roundTimeoutNs(TimeUnit.SECONDS.toNanos(60)))) {

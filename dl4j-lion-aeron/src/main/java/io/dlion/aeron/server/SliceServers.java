@@ -164,7 +164,7 @@ public final class SliceServers implements AutoCloseable {
             super.conclude();
             Objects.requireNonNull(aeron, "aeron");
             Objects.requireNonNull(topology, "topology");
-            if (!Topology.SHARDED.equals(topology.name())) {
+            if (topology.kind() != Topology.Kind.SHARDED) {
                 throw new IllegalArgumentException("topology must be sharded (every worker serves a slice), got " + topology);
             }
             if (topology.slices() != workers()) {

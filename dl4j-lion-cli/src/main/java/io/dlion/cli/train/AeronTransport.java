@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.LocalAeronJob;
+import io.dlion.aeron.Topology;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
@@ -15,7 +16,7 @@ final class AeronTransport implements VoteTransport {
         this.job = job;
     }
 
-    static AeronTransport open(final boolean udp, final String topology, final int workers, final VoteRule rule, final long params) {
+    static AeronTransport open(final boolean udp, final Topology.Kind topology, final int workers, final VoteRule rule, final long params) {
         return new AeronTransport(LocalAeronJob.launch(new LocalAeronJob.Context()
             .jobId(1)
             .topology(topology)

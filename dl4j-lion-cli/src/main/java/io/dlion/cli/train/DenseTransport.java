@@ -50,13 +50,13 @@ public final class DenseTransport implements AutoCloseable {
      * one JVM ({@link io.dlion.aeron.LocalAeronJob}).
      *
      * @param udp      UDP on 127.0.0.1 (results by multi-destination-cast), else IPC.
-     * @param topology {@link Topology#STAR} or {@link Topology#SHARDED}.
+     * @param topology {@link Topology.Kind#STAR} or {@link Topology.Kind#SHARDED}.
      * @param workers  workers of the job.
      * @param params   parameters of the model.
      * @return the transport.
      */
-    static DenseTransport local(final boolean udp, final String topology, final int workers, final long params) {
-        final boolean sharded = Topology.SHARDED.equals(Topology.checkName(topology));
+    static DenseTransport local(final boolean udp, final Topology.Kind topology, final int workers, final long params) {
+        final boolean sharded = Topology.checkJobKind("topology", topology) == Topology.Kind.SHARDED;
         final int slices = sharded ? workers : 1;
         final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
         final int streams = Topology.linkStreams(topology, workers);

@@ -61,7 +61,7 @@ public final class NetlabComparison {
      * @param timeoutSeconds how long one run may take before it is stopped.
      * @param out            the comparison's directory; run {@code key} goes to {@code out/key}.
      */
-    public record Settings(Path script, String rate, int workers, String topology, long params, List<String> workerArgs,
+    public record Settings(Path script, String rate, int workers, Topology.Kind topology, long params, List<String> workerArgs,
         double targetAccuracy, long timeoutSeconds, Path out) {
     }
 
@@ -112,8 +112,8 @@ public final class NetlabComparison {
             final Path runOut = settings.out().resolve(method.key());
             final List<String> command = new ArrayList<>(List.of("bash", settings.script().toString(), "--workers",
                 String.valueOf(settings.workers()), "--rate", settings.rate(), "--delay", "0", "--out", runOut.toString(), "--params",
-                String.valueOf(settings.params()), "--topology", settings.topology()));
-            if (Topology.STAR.equals(settings.topology())) {
+                String.valueOf(settings.params()), "--topology", settings.topology().toString()));
+            if (settings.topology() == Topology.Kind.STAR) {
                 command.addAll(List.of("--server-args", method.serverArgs()));
             }
             command.add("--");

@@ -56,8 +56,8 @@ public final class TrainConfig {
     Path out;
     long epochTimeoutSeconds = 1800;
     boolean quiet;
-    /** Who aggregates which slice over Aeron: {@link Topology#STAR} or {@link Topology#SHARDED}. */
-    String topology = Topology.STAR;
+    /** Who aggregates which slice over Aeron: {@link Topology.Kind#STAR} or {@link Topology.Kind#SHARDED}. */
+    Topology.Kind topology = Topology.Kind.STAR;
     /** Workers 0..hostile-1 send forged votes ({@link HostileExchange}); 0 = none. */
     int hostile;
     HostileExchange.Mode hostileMode = HostileExchange.Mode.INVERT;

@@ -53,13 +53,13 @@ public final class TrainConfigs {
      * Aggregate a D-Lion or dense run over Aeron in the given topology (the star by default).
      *
      * @param config a validated configuration.
-     * @param name   {@code star} or {@code sharded} (a slice server per worker).
+     * @param kind   star or sharded (a slice server per worker).
      * @return the configuration, validated again.
      * @throws IllegalArgumentException naming {@code --topology} when the run has no Aeron transport.
      */
-    public static TrainConfig topology(final TrainConfig config, final String name) {
-        config.topology = Topology.checkName(name);
-        if (Topology.SHARDED.equals(config.topology) && (!(config.sharing.isDLion() || config.sharing.isDense())
+    public static TrainConfig topology(final TrainConfig config, final Topology.Kind kind) {
+        config.topology = Topology.checkJobKind("--topology", kind);
+        if (config.topology == Topology.Kind.SHARDED && (!(config.sharing.isDLion() || config.sharing.isDense())
             || config.transport == TrainConfig.Transport.INPROC)) {
             throw new IllegalArgumentException("--topology sharded needs D-Lion or dense sharing (dlion-mavo, dlion-avg, dense-lion or"
                 + " dense-adamw) over --transport aeron-ipc or aeron-udp, got --sharing " + config.sharing.cliName() + " --transport "

@@ -1,5 +1,6 @@
 package io.dlion.cli.train;
 
+import io.dlion.aeron.Topology;
 import io.dlion.exchange.InProcessVoteHub;
 import io.dlion.exchange.JoinNotice;
 import io.dlion.job.HandOver;
@@ -49,7 +50,7 @@ public interface VoteTransport extends AutoCloseable {
     @Override
     void close();
 
-    static VoteTransport open(final TrainConfig.Transport kind, final String topology, final int workers, final VoteRule rule, final long params) {
+    static VoteTransport open(final TrainConfig.Transport kind, final Topology.Kind topology, final int workers, final VoteRule rule, final long params) {
         switch (kind) {
             case INPROC: {
                 final InProcessVoteHub hub = new InProcessVoteHub(workers, rule, 60_000);

@@ -39,8 +39,8 @@ class DenseTransportTest {
                 }
             }
         }
-        final float[][][] sharded = run(udp, Topology.SHARDED, gradients);
-        final float[][][] star = run(udp, Topology.STAR, gradients);
+        final float[][][] sharded = run(udp, Topology.Kind.SHARDED, gradients);
+        final float[][][] star = run(udp, Topology.Kind.STAR, gradients);
         for (int r = 0; r < ROUNDS; r++) {
             final float[] expected = new float[PARAMS];
             for (int j = 0; j < PARAMS; j++) {
@@ -58,11 +58,11 @@ class DenseTransportTest {
     }
 
     /** @return per round and worker the mean it received. */
-    private static float[][][] run(final boolean udp, final String topology, final float[][][] gradients) throws Exception {
+    private static float[][][] run(final boolean udp, final Topology.Kind topology, final float[][][] gradients) throws Exception {
         final float[][][] means = new float[ROUNDS][WORKERS][];
         final ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
         try (DenseTransport transport = DenseTransport.local(udp, topology, WORKERS, PARAMS)) {
-            assertEquals(Topology.SHARDED.equals(topology) ? WORKERS : 1, transport.slices(), topology + ": slice servers");
+            assertEquals(topology == Topology.Kind.SHARDED ? WORKERS : 1, transport.slices(), topology + ": slice servers");
             final List<Future<Integer>> done = new ArrayList<>();
             for (int w = 0; w < WORKERS; w++) {
                 final int id = w;
