@@ -70,7 +70,7 @@ class OptionTypesTest {
     void shouldParseTopologySharingAndTransportAsTheirTypes() {
         assertEquals(Topology.Kind.SHARDED, this.<WorkerCommand>parsed("worker", "--out", "o", "--topology", "SHARDED").topologyKind);
         assertEquals(Topology.Kind.STAR, this.<TrainCommand>parsed("train", "--out", "o", "--topology", "star").topology);
-        assertEquals(Topology.Kind.SHARDED, this.<CompareCommand>parsed("compare").topology, "the default");
+        assertEquals(Topology.Kind.SHARDED, this.<CompareCommand>parsed("compare", "--out", "o").topology, "the default");
         assertEquals(Sharing.DENSE_LION, this.<WorkerCommand>parsed("worker", "--out", "o", "--sharing", "dense-lion").sharing);
         assertEquals(Payload.FP32, this.<ServerCommand>parsed("server", "--job", "1", "--params", "100", "--sharing", "dense").sharing);
         assertEquals(Payload.FP32, this.<ServerCommand>parsed("server", "--job", "1", "--params", "100", "--sharing", "dense-adamw").sharing);

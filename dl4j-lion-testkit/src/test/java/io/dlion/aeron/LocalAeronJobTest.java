@@ -120,7 +120,6 @@ class LocalAeronJobTest {
         assertMessage("shards must be the workers",
             new LocalAeronJob.Context().jobId(1).workers(3).paramCount(64_000).topology(Topology.Kind.SHARDED).shards(2));
         assertMessage("topology", new LocalAeronJob.Context().jobId(1).workers(3).paramCount(10).topology(Topology.Kind.SERVERS));
-        assertMessage("topology", new LocalAeronJob.Context().jobId(1).workers(3).paramCount(10).topology(null));
         assertMessage("paramCount", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(0));
         assertMessage("shards", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(64_000).shards(2));
         assertMessage("roundTimeoutNs", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).roundTimeoutNs(0));
