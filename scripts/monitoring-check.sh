@@ -3,7 +3,7 @@
 # UDP on 127.0.0.1, each with --metrics-port, and a Prometheus server (Debian's) scraping them every second. Checks, with
 # PromQL through Prometheus's HTTP API (the queries of docs/monitoring.md):
 #   1. every endpoint passes 'promtool check metrics' (the official parser and its naming lint);
-#   2. the rounds of every worker rise;
+#   2. the rounds of every worker rise, and the server's series carry its slice label (slice="0");
 #   3. './dlion garbage' at the server shows up as rejected frames;
 #   4. a worker killed with SIGKILL shows up within the round deadline: 'up == 0' for it, and the server drops it.
 # Stops everything it started (trap). Ports: DLION_MON_PORT (default 43100) and the 10 after it.
@@ -100,6 +100,10 @@ rates=$(query 'rate(dlion_worker_rounds_total[10s])')
 echo "$rates"
 [ "$(echo "$rates" | awk '$2 > 0' | wc -l)" = 3 ] || fail "3 workers with a rising round count"
 query 'histogram_quantile(0.99, sum by (le) (rate(dlion_worker_round_phase_seconds_bucket{phase="wait"}[30s])))' | sed 's/^/p99 wait (s): /'
+
+echo "== the server's series carry its slice label: dlion_server_rounds_total{slice=\"0\"}"
+query 'dlion_server_rounds_total{slice="0"}' | grep -q . || fail "no dlion_server_rounds_total{slice=\"0\"}"
+query 'dlion_server_rounds_total{slice="0"}'
 
 echo "== every query of docs/monitoring.md runs as written"
 # the code blocks of its PromQL section; a line that starts with a space continues the query above it

@@ -25,8 +25,8 @@ public final class Configuration {
 
     /**
      * Hand-overs (a donor's state for a rejoining worker) go from the donor to the server on the vote channel with stream
-     * id {@code voteStreamId + HANDOVER_STREAM_OFFSET} (of the first shard), and the server relays them on the result
-     * channel with the next id, to the joining worker: derived from the vote stream id, so that every job and shard that
+     * id {@code voteStreamId + HANDOVER_STREAM_OFFSET} (of the first slice), and the server relays them on the result
+     * channel with the next id, to the joining worker: derived from the vote stream id, so that every job and slice that
      * has its own vote streams has its own hand-over streams, and two ids, so that the relay never reads its own frames
      * where both channels are one (IPC).
      */

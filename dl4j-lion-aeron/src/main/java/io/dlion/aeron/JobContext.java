@@ -98,7 +98,7 @@ public abstract class JobContext<T extends JobContext<T>> {
     }
 
     /**
-     * @param paramCount parameters of the whole vote vector (every shard).
+     * @param paramCount parameters of the whole vote vector (every slice).
      * @return this for a fluent API.
      */
     public T paramCount(final long paramCount) {

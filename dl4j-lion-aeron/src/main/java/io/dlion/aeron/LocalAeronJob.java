@@ -19,7 +19,7 @@ import org.agrona.CloseHelper;
 
 /**
  * A whole Distributed Lion job in one JVM over a real Aeron media driver, for examples, demos and tests: the
- * media driver (embedded by default), the aggregation server(s) of {@link Context#shards(int) S} shards on one
+ * media driver (embedded by default), the aggregation server(s) of {@link Context#slices(int) S} slices on one
  * agent thread ({@link AggregationServers}), and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
  * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here). The {@link Context#topology(String) topology}
  * is {@link Topology}'s: the star (S servers, one by default) or sharded (one slice server per worker, S = N, with
@@ -55,20 +55,20 @@ public final class LocalAeronJob implements AutoCloseable {
     private final AeronRuntime runtime;
     private final List<AggregationServer> servers;
     private final AggregationServers serverThread;
-    private final List<ShardEndpoint> shards;
+    private final List<SliceEndpoint> slices;
     private final AtomicReferenceArray<AeronVoteExchange> exchanges;
     private final AtomicIntegerArray claimed;
     private final AtomicReference<Throwable> serverError;
     private volatile boolean closed;
 
     private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final AggregationServers serverThread,
-        final List<ShardEndpoint> shards, final AtomicReference<Throwable> serverError) {
+        final List<SliceEndpoint> slices, final AtomicReference<Throwable> serverError) {
         this.serverError = serverError;
         this.ctx = ctx;
         this.runtime = runtime;
         this.servers = serverThread.servers();
         this.serverThread = serverThread;
-        this.shards = shards;
+        this.slices = slices;
         this.exchanges = new AtomicReferenceArray<>(ctx.workers);
         this.claimed = new AtomicIntegerArray(ctx.workers);
     }
@@ -86,11 +86,11 @@ public final class LocalAeronJob implements AutoCloseable {
             runtime = AeronRuntime.launch(new AeronRuntime.Context()
                 .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
             final List<AggregationServer.Context> contexts = new ArrayList<>();
-            final List<ShardEndpoint> endpoints = new ArrayList<>();
-            final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.shards, ctx.chunkWords);
+            final List<SliceEndpoint> endpoints = new ArrayList<>();
+            final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.slices, ctx.chunkWords);
             final int streams = Topology.linkStreams(ctx.topology, ctx.workers);
             final AtomicReference<Throwable> error = new AtomicReference<>();
-            for (int s = 0; s < ctx.shards; s++) {
+            for (int s = 0; s < ctx.slices; s++) {
                 final int voteStream = ctx.streamIdBase + 2 * s;
                 final int resultStream = voteStream + 1;
                 final String serverVotes;
@@ -110,13 +110,13 @@ public final class LocalAeronJob implements AutoCloseable {
                 final long to = bounds[s + 1];
                 contexts.add(new AggregationServer.Context()
                     .aeron(runtime.aeron()).jobId(ctx.jobId).workers(ctx.workers).paramCount(ctx.paramCount).rule(ctx.rule)
-                    .shard(s).paramRange(bounds[s], to)
+                    .slice(s).paramRange(bounds[s], to)
                     .voteChannel(serverVotes).voteStreamId(voteStream)
                     .resultChannel(serverResults).resultStreamId(resultStream).handOverStreamId(ctx.handOverStreamId() + 2 * s)
                     .chunkWords(ctx.chunkWords).windowChunks(ctx.windowChunks).roundTimeoutNs(ctx.roundTimeoutNs)
                     .minVoters(ctx.minVoters).secret(ctx.secret()).frameMac(ctx.frameMac())
                     .errorHandler(ex -> error.compareAndSet(null, ex)));
-                endpoints.add(new ShardEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
+                endpoints.add(new SliceEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
                     resultStream));
             }
             return new LocalAeronJob(ctx, runtime, AggregationServers.launch(contexts), Collections.unmodifiableList(endpoints), error);
@@ -131,9 +131,9 @@ public final class LocalAeronJob implements AutoCloseable {
      * threads at once, once per worker id.
      *
      * @param workerId in [0, workers).
-     * @return the worker's exchange, connected to every shard; the job closes it on {@link #close()}.
+     * @return the worker's exchange, connected to every slice; the job closes it on {@link #close()}.
      * @throws IllegalArgumentException when the id is out of range.
-     * @throws IllegalStateException    when the id was taken already, the job is closed or a shard does not connect in time.
+     * @throws IllegalStateException    when the id was taken already, the job is closed or a slice does not connect in time.
      */
     public VoteExchange exchange(final int workerId) {
         return exchange(workerId, 0);
@@ -188,7 +188,7 @@ public final class LocalAeronJob implements AutoCloseable {
         try {
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-                .rule(ctx.rule).shards(shards).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
+                .rule(ctx.rule).slices(slices).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
                 .frameMac(ctx.frameMac()).firstRound(firstRound).join(join));
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
@@ -202,38 +202,38 @@ public final class LocalAeronJob implements AutoCloseable {
         return exchange;
     }
 
-    /** @return the counters of shard 0's server (the only one unless {@link Context#shards(int)} > 1). */
+    /** @return the counters of slice 0's server (the only one unless {@link Context#slices(int)} > 1). */
     public ServerCounters serverCounters() {
         return serverCounters(0);
     }
 
     /**
-     * @param shard index of a shard.
+     * @param slice index of a slice.
      * @return the channel its server publishes results on (for UDP, the port its workers' status messages go to).
      */
-    public String resultChannel(final int shard) {
-        return servers.get(shard).context().resultChannel();
+    public String resultChannel(final int slice) {
+        return servers.get(slice).context().resultChannel();
     }
 
     /**
-     * @param shard index in [0, shards).
-     * @return the counters of that shard's server.
+     * @param slice index in [0, slices).
+     * @return the counters of that slice's server.
      */
-    public ServerCounters serverCounters(final int shard) {
-        return servers.get(shard).counters();
+    public ServerCounters serverCounters(final int slice) {
+        return servers.get(slice).counters();
     }
 
     /**
-     * @param shard index in [0, shards).
-     * @return that shard's server (its agent runs on the job's thread: read only its counters from elsewhere).
+     * @param slice index in [0, slices).
+     * @return that slice's server (its agent runs on the job's thread: read only its counters from elsewhere).
      */
-    public AggregationServer server(final int shard) {
-        return servers.get(shard);
+    public AggregationServer server(final int slice) {
+        return servers.get(slice);
     }
 
-    /** @return the workers' view of every shard: parameter slices and channels, in order. */
-    public List<ShardEndpoint> shards() {
-        return shards;
+    /** @return the workers' view of every slice: parameter slices and channels, in order. */
+    public List<SliceEndpoint> slices() {
+        return slices;
     }
 
     /** @return the job's Aeron client (owned by the job), to add more publications or counters on its driver. */
@@ -283,7 +283,7 @@ public final class LocalAeronJob implements AutoCloseable {
      */
     public static final class Context extends JobContext<Context> {
         private Transport transport = Transport.IPC;
-        private int shards = 1;
+        private int slices = 1;
         private Topology.Kind topology = Topology.Kind.STAR;
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
@@ -314,18 +314,18 @@ public final class LocalAeronJob implements AutoCloseable {
             }
             Topology.checkJobKind("topology", topology);
             if (topology == Topology.Kind.SHARDED) {
-                if (shards != 1 && shards != workers) {
-                    throw new IllegalArgumentException("shards must be the workers (" + workers + ") in the sharded topology, got " + shards);
+                if (slices != 1 && slices != workers) {
+                    throw new IllegalArgumentException("slices must be the workers (" + workers + ") in the sharded topology, got " + slices);
                 }
-                shards = workers;
-                chunkWords(Topology.chunkWords(paramCount, shards, chunkWords));
+                slices = workers;
+                chunkWords(Topology.chunkWords(paramCount, slices, chunkWords));
             }
             final long chunks = (((paramCount + 63) >>> 6) + chunkWords - 1) / chunkWords;
-            if (shards < 1 || shards > chunks) {
-                throw new IllegalArgumentException("shards must be in [1, chunks=" + chunks + "], got " + shards);
+            if (slices < 1 || slices > chunks) {
+                throw new IllegalArgumentException("slices must be in [1, chunks=" + chunks + "], got " + slices);
             }
-            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 4 * shards - Configuration.HANDOVER_STREAM_OFFSET) {
-                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per shard and the hand-over"
+            if (streamIdBase < 1 || streamIdBase > Integer.MAX_VALUE - 4 * slices - Configuration.HANDOVER_STREAM_OFFSET) {
+                throw new IllegalArgumentException("streamIdBase must be >= 1 and leave room for 2 streams per slice and the hand-over"
                     + " streams, got " + streamIdBase);
             }
             if (!embeddedDriver && aeronDirectoryName == null) {
@@ -354,20 +354,20 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @param shards number of aggregation servers, each owning a slice of whole chunks (default 1).
+         * @param slices number of aggregation servers, each owning a slice of whole chunks (default 1).
          * @return this for a fluent API.
          */
-        public Context shards(final int shards) {
-            this.shards = shards;
+        public Context slices(final int slices) {
+            this.slices = slices;
             return this;
         }
 
-        public int shards() {
-            return shards;
+        public int slices() {
+            return slices;
         }
 
         /**
-         * @param topology {@link Topology.Kind#STAR} (default: {@link #shards(int)} servers, one unless set) or
+         * @param topology {@link Topology.Kind#STAR} (default: {@link #slices(int)} servers, one unless set) or
          *                 {@link Topology.Kind#SHARDED} (a slice server per worker, S = N).
          * @return this for a fluent API.
          */
@@ -420,7 +420,7 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @param streamIdBase vote stream of shard 0; shard s uses {@code base + 2s} for votes and {@code base + 2s + 1}
+         * @param streamIdBase vote stream of slice 0; slice s uses {@code base + 2s} for votes and {@code base + 2s + 1}
          *                     for results (change it to run two jobs on one driver).
          * @return this for a fluent API.
          */
@@ -434,12 +434,12 @@ public final class LocalAeronJob implements AutoCloseable {
         }
 
         /**
-         * @return the hand-over stream of shard 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET},
-         *     or past every shard's vote and result streams when there are more than that many (it relays on the next id;
-         *     shard s's server uses this + 2s).
+         * @return the hand-over stream of slice 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET},
+         *     or past every slice's vote and result streams when there are more than that many (it relays on the next id;
+         *     slice s's server uses this + 2s).
          */
         public int handOverStreamId() {
-            return streamIdBase + Math.max(Configuration.HANDOVER_STREAM_OFFSET, 2 * shards);
+            return streamIdBase + Math.max(Configuration.HANDOVER_STREAM_OFFSET, 2 * slices);
         }
 
         /**

@@ -15,13 +15,13 @@ public enum RejectReason {
     UNEXPECTED_TYPE("unexpected-type"),
     /** A worker id at or above the job's worker count. */
     UNKNOWN_WORKER("unknown-worker"),
-    /** A chunk of another shard. */
-    WRONG_SHARD("wrong-shard"),
+    /** A chunk of another slice. */
+    WRONG_SLICE("wrong-slice"),
     /** A round that is already closed (a late message). */
     STALE_ROUND("stale-round"),
     /** A chunk already received (or already voted) in this round. */
     DUPLICATE("duplicate"),
-    /** A chunk that does not start on this shard's chunk grid or has the wrong length. */
+    /** A chunk that does not start on this slice's chunk grid or has the wrong length. */
     OUT_OF_RANGE("out-of-range"),
     /** A HELLO whose parameter count differs from the job's. */
     PARAM_COUNT_MISMATCH("param-count-mismatch"),

@@ -19,7 +19,7 @@ import java.util.Objects;
  *       ({@link #servers(List, int)}): the same layout without workers serving.</li>
  * </ul>
  * Slices are whole chunks, as even as chunks allow ({@link #sliceBounds(long, int, int)}): slice {@code s} holds chunks
- * {@code [C·s/S, C·(s+1)/S)} of the {@code C} chunks, the layout every server ({@code --shard}) and worker must share.
+ * {@code [C·s/S, C·(s+1)/S)} of the {@code C} chunks, the layout every server ({@code --slice}) and worker must share.
  * Channels come from {@link Channels}, so their link settings are the same for every topology. Immutable.
  */
 public final class Topology {
@@ -285,7 +285,7 @@ public final class Topology {
      * @param localHost  this worker's address the results arrive on.
      * @return one endpoint per slice.
      */
-    public List<ShardEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost) {
+    public List<SliceEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost) {
         return endpoints(paramCount, chunkWords, workers, localHost, -1);
     }
 
@@ -301,13 +301,13 @@ public final class Topology {
      * @param tag        the tag of slice 0's result channel, unique in the media driver; -1 for none.
      * @return one endpoint per slice.
      */
-    public List<ShardEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost,
+    public List<SliceEndpoint> endpoints(final long paramCount, final int chunkWords, final int workers, final String localHost,
         final long tag) {
         final long[] bounds = sliceBounds(paramCount, slices(), chunkWords);
         final int streams = linkStreams(workers);
-        final List<ShardEndpoint> endpoints = new ArrayList<>(slices());
+        final List<SliceEndpoint> endpoints = new ArrayList<>(slices());
         for (int s = 0; s < slices(); s++) {
-            endpoints.add(new ShardEndpoint(s, bounds[s], s == slices() - 1 ? -1 : bounds[s + 1],
+            endpoints.add(new SliceEndpoint(s, bounds[s], s == slices() - 1 ? -1 : bounds[s + 1],
                 Channels.udpVotes(hosts.get(s), votePorts[s], streams), Configuration.VOTE_STREAM_ID_DEFAULT,
                 s == 0 && tag >= 0 ? Channels.udpResultsSubscription(localHost, streams, tag) : Channels.udpResultsSubscription(localHost, streams),
                 Configuration.RESULT_STREAM_ID_DEFAULT));

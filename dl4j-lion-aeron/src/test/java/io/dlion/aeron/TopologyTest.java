@@ -55,7 +55,7 @@ class TopologyTest {
         assertEquals(40_127, t.votePort(2));
         assertEquals(40_128, t.controlPort(2));
         assertEquals(6, t.linkStreams(3), "a worker's link takes the votes for its slice and the results of every slice");
-        final List<ShardEndpoint> endpoints = t.endpoints(300_007, 200, 3, "10.0.0.2");
+        final List<SliceEndpoint> endpoints = t.endpoints(300_007, 200, 3, "10.0.0.2");
         assertEquals(3, endpoints.size());
         assertEquals(102_400, endpoints.get(1).fromParam());
         assertEquals(204_800, endpoints.get(1).toParam());

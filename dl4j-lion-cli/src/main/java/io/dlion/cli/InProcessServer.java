@@ -78,7 +78,7 @@ final class InProcessServer implements AutoCloseable {
      */
     static String describe(final AggregationServer server, final Topology topology, final boolean takenOver) {
         final AggregationServer.Context job = server.context();
-        final int slice = job.shard();
+        final int slice = job.slice();
         return (topology.slices() == 1 ? "worker 0 hosts the aggregation server"
             : (takenOver ? "this worker takes over slice " : "worker " + slice + " serves slice ") + slice + " of " + topology.slices()
                 + " (" + topology.kind() + "), parameters [" + job.fromParam() + ", " + job.toParam() + ")")

@@ -33,7 +33,7 @@ final class ServedSlices implements SliceServers.Listener {
     @Override
     public void onServing(final AggregationServer server, final boolean takenOver) {
         out.println(InProcessServer.describe(server, topology, takenOver));
-        monitor.server(server.context().shard(), ServerProbe.Readings.of(server));
+        monitor.server(server.context().slice(), ServerProbe.Readings.of(server));
     }
 
     @Override

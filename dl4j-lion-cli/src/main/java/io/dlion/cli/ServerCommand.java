@@ -25,10 +25,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code dlion server}: run the aggregation server of one shard of a job until SIGINT/SIGTERM, printing a
+ * {@code dlion server}: run the aggregation server of one slice of a job until SIGINT/SIGTERM, printing a
  * summary line of its counters every {@code --status-interval} seconds.
  */
-@Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one shard of a job).")
+@Command(name = "server", mixinStandardHelpOptions = true, description = "Distributed Lion aggregation server (one slice of a job).")
 public final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--job", required = true, description = "Job id; votes of other jobs are rejected.")
@@ -55,11 +55,11 @@ public final class ServerCommand implements Callable<Integer> {
         + " (default: dlion).")
     Payload sharing;
 
-    @Option(names = "--shard", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
-    String shard;
+    @Option(names = "--slice", paramLabel = "FROM:TO", description = "Parameter slice this server owns (default: all).")
+    String slice;
 
-    @Option(names = "--shard-index", defaultValue = "0", description = "Index of this server's slice (default: ${DEFAULT-VALUE}).")
-    int shardIndex;
+    @Option(names = "--slice-index", defaultValue = "0", description = "Index of this server's slice (default: ${DEFAULT-VALUE}).")
+    int sliceIndex;
 
     @Option(names = "--window-chunks", defaultValue = "64", description = "Chunks held per worker at once (default: ${DEFAULT-VALUE}).")
     int windowChunks;
@@ -94,13 +94,13 @@ public final class ServerCommand implements Callable<Integer> {
         }
         final long from;
         final long to;
-        if (shard == null) {
+        if (slice == null) {
             from = 0;
             to = params;
         } else {
-            final String[] parts = shard.split(":");
+            final String[] parts = slice.split(":");
             if (parts.length != 2) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--shard must be FROM:TO, got " + shard);
+                throw new CommandLine.ParameterException(new CommandLine(this), "--slice must be FROM:TO, got " + slice);
             }
             from = Long.parseLong(parts[0]);
             to = Long.parseLong(parts[1]);
@@ -128,7 +128,7 @@ public final class ServerCommand implements Callable<Integer> {
         try (DLionMetrics metrics = MonitorOptions.metrics(metricsPort); AeronRuntime runtime = transport.launch()) {
             final AggregationServer.Context ctx = new AggregationServer.Context()
                 .aeron(runtime.aeron()).jobId(job).workers(workers).paramCount(params).rule(rule)
-                .shard(shardIndex).paramRange(from, to)
+                .slice(sliceIndex).paramRange(from, to)
                 .voteChannel(transport.voteChannel(workers)).voteStreamId(transport.voteStream)
                 .resultChannel(transport.serverResultChannel(workers)).resultStreamId(transport.resultStream)
                 .chunkWords(transport.chunkWords).windowChunks(windowChunks)
@@ -136,10 +136,10 @@ public final class ServerCommand implements Callable<Integer> {
             final AggregationServer server = AggregationServer.launch(ctx.payload(dense ? Payload.FP32 : Payload.SIGNS));
             final ServerCounters serverCounters = server.counters();
             final List<DLionMetrics.Source> probes = metrics == null ? List.of()
-                : List.of(metrics.server(shardIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
+                : List.of(metrics.server(sliceIndex, ServerProbe.Readings.of(server)), metrics.driver(runtime.aeron()));
             Thread status = null;
             try {
-                System.out.println("server job=" + job + " shard=" + shardIndex + " " + (dense ? "dense " : "") + server.layout()
+                System.out.println("server job=" + job + " slice=" + sliceIndex + " " + (dense ? "dense " : "") + server.layout()
                     + " votes=" + ctx.voteChannel() + " results=" + ctx.resultChannel() + " aeronDir=" + runtime.aeronDirectoryName());
                 System.out.flush();
                 if (statusInterval > 0) {

@@ -10,7 +10,7 @@ import com.sun.management.ThreadMXBean;
 
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.Payload;
@@ -94,8 +94,8 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         final Topology topology = transport.topology(workers);
         final int chunkWords = topology == null ? transport.chunkWords
             : topology.chunkWords(params, dense ? GradientChunkFlyweight.CHUNK_WORDS : transport.chunkWords);
-        final List<ShardEndpoint> shards = topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
-            : List.of(new ShardEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream, transport.workerResultChannel(workers),
+        final List<SliceEndpoint> slices = topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
+            : List.of(new SliceEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream, transport.workerResultChannel(workers),
                 transport.resultStream));
         try (AeronRuntime runtime = transport.launch();
             InProcessServer slice = topology == null ? null : new InProcessServer(runtime, false, topology, workerId, dense,
@@ -105,7 +105,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
             if (dense) {
                 try (AeronMeanExchange exchange = new AeronMeanExchange(new AeronMeanExchange.Context()
                     .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
-                    .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret)).shards(shards))) {
+                    .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret)).slices(slices))) {
                     runDense(exchange);
                     printTraffic(exchange.counters(), exchange.workerCounters(), slice, runtime);
                 }
@@ -115,7 +115,7 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
                     .aeron(runtime.aeron()).jobId(job).workerId(workerId).workers(workers).paramCount(params)
                     .rule(rule).chunkWords(chunkWords)
                     .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs)).secret(connecting(secret))
-                    .frameMac(transport.frameMac(secret)).shards(shards))) {
+                    .frameMac(transport.frameMac(secret)).slices(slices))) {
                     System.out.println("results at " + (exchange.resultEndpoint(0) == null ? "ipc" : exchange.resultEndpoint(0)));
                     System.out.flush();
                     runVotes(exchange);

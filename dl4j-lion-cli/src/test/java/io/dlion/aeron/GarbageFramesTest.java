@@ -97,7 +97,7 @@ class GarbageFramesTest {
             final int id = i;
             connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET).chunkWords(CHUNK_WORDS)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, VOTE_STREAM, IPC, RESULT_STREAM))))));
+                .slices(List.of(new SliceEndpoint(0, 0, -1, IPC, VOTE_STREAM, IPC, RESULT_STREAM))))));
         }
         for (final Future<AeronVoteExchange> future : connecting) {
             workers.add(future.get(15, TimeUnit.SECONDS));

@@ -59,7 +59,7 @@ class TopologyOptionsTest {
 
     /** Without --topology a job of worker processes is sharded when every rank's host is known and no server is named. */
     @Test
-    void shouldShardByDefaultWhenEveryRanksHostIsKnown() {
+    void shouldSliceByDefaultWhenEveryRanksHostIsKnown() {
         final Map<String, String> slurm = Map.of("SLURM_NTASKS", "2", "SLURM_PROCID", "1", "SLURM_JOB_NODELIST", "n[1-2]",
             "SLURM_TASKS_PER_NODE", "1(x2)");
         assertEquals("sharded[n1:40123:40124, n2:40125:40126]", configured(worker(slurm)).topology().toString());

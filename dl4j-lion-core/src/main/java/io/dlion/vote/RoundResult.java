@@ -150,7 +150,7 @@ public final class RoundResult {
     }
 
     /**
-     * @return the workers that voted in this round; with several segments (or shards whose voters differ) every worker
+     * @return the workers that voted in this round; with several segments (or slices whose voters differ) every worker
      *     counted in at least one of them. Not a copy: valid as long as the result.
      */
     public VoterSet voterSet() {

@@ -149,12 +149,12 @@ public final class DLionMetrics implements AutoCloseable {
     /**
      * The aggregation server of one slice that this process runs.
      *
-     * @param shard   the slice's index, its {@code shard} label.
+     * @param slice   the slice's index, its {@code slice} label.
      * @param source  what it reads.
      * @return its probe, registered.
      */
-    public ServerProbe server(final int shard, final ServerProbe.Readings source) {
-        final ServerProbe probe = new ServerProbe(this, shard, source);
+    public ServerProbe server(final int slice, final ServerProbe.Readings source) {
+        final ServerProbe probe = new ServerProbe(this, slice, source);
         servers.add(probe);
         return probe;
     }

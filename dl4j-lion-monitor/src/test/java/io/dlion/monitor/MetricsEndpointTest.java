@@ -98,14 +98,14 @@ class MetricsEndpointTest {
             }
             final ServerCounters sc = aeron.serverCounters();
             assertEquals(rounds, sc.rounds().get());
-            assertEquals(sc.rounds().get(), text.value("dlion_server_rounds_total", "shard", "0"));
-            assertEquals(sc.bytesIn().get(), text.value("dlion_server_received_bytes_total", "shard", "0"));
-            assertEquals(sc.bytesOut().get(), text.value("dlion_server_sent_bytes_total", "shard", "0"));
+            assertEquals(sc.rounds().get(), text.value("dlion_server_rounds_total", "slice", "0"));
+            assertEquals(sc.bytesIn().get(), text.value("dlion_server_received_bytes_total", "slice", "0"));
+            assertEquals(sc.bytesOut().get(), text.value("dlion_server_sent_bytes_total", "slice", "0"));
             assertTrue(sc.bytesIn().get() >= counters.stream().mapToLong(ExchangeCounters::bytesUp).sum(),
                 "every vote byte the workers sent reached the server (which counts the HELLOs too)");
-            assertEquals(WORKERS, text.value("dlion_server_voters", "shard", "0"));
-            assertEquals(WORKERS, text.value("dlion_server_active_workers", "shard", "0"));
-            assertEquals(0, text.value("dlion_server_workers_dropped_total", "shard", "0"));
+            assertEquals(WORKERS, text.value("dlion_server_voters", "slice", "0"));
+            assertEquals(WORKERS, text.value("dlion_server_active_workers", "slice", "0"));
+            assertEquals(0, text.value("dlion_server_workers_dropped_total", "slice", "0"));
             assertEquals(io.dlion.aeron.RejectReason.values().length, text.find("dlion_server_frames_rejected_total").size(),
                 "one series per reason");
             assertTrue(text.value("dlion_driver_sent_bytes_total") >= sc.bytesOut().get() + sc.bytesIn().get(),

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
@@ -182,10 +182,10 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
                 workers, attempt, plan.roundsPerEpoch, resume < 0 ? "fresh start" : "resuming from round " + resume, topology));
 
             // slice 0's result channel tagged: the hand-over's subscription to slice 0's relay shares its endpoint
-            final List<ShardEndpoint> endpoints = topology.endpoints(net.numParams(), chunkWords, workers, host, aeron.aeron().nextCorrelationId());
+            final List<SliceEndpoint> endpoints = topology.endpoints(net.numParams(), chunkWords, workers, host, aeron.aeron().nextCorrelationId());
             final AeronVoteExchange.Context exchangeCtx = new AeronVoteExchange.Context()
                 .aeron(aeron.aeron()).jobId(options.jobId()).workerId(worker).workers(workers).paramCount(net.numParams())
-                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords).shards(endpoints);
+                .rule(options.rule()).secret(secret).firstRound(Math.max(resume, 0)).chunkWords(chunkWords).slices(endpoints);
             if (sharded) {
                 // the exchange serves this task's slice, takes over a dead task's, and stops them when it closes (after the
                 // barrier: every task has the last result by then)
@@ -202,7 +202,7 @@ final class BarrierTraining extends AbstractFunction1<scala.collection.Iterator<
             if (options.rejoinAttempts() > 0) {
                 // a task that lost a round takes a live task's parameters, relayed by slice 0's server; every task can donate
                 handOver = new AeronHandOver(new AeronHandOver.Context().aeron(aeron.aeron()).jobId(options.jobId()).workers(workers)
-                    .workerId(worker).run(jobRun).secret(secret).shard(endpoints.get(0)));
+                    .workerId(worker).run(jobRun).secret(secret).slice(endpoints.get(0)));
                 exchangeCtx.sideAgent(handOver);
             }
             exchange = new AeronVoteExchange(exchangeCtx);

@@ -63,7 +63,7 @@ final class TaskMonitor implements AutoCloseable {
     /** @param s the server of the slice this task serves. */
     void server(final AggregationServer s) {
         if (metrics != null) {
-            server = metrics.server(s.context().shard(), ServerProbe.Readings.of(s));
+            server = metrics.server(s.context().slice(), ServerProbe.Readings.of(s));
         }
     }
 

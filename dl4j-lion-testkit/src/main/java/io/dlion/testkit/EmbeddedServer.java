@@ -15,7 +15,7 @@ import io.dlion.aeron.server.AggregationServer;
 import org.agrona.CloseHelper;
 
 /**
- * A real shard server on its own agent thread, on an embedded driver, with real workers connected to it and a pool of
+ * A real slice server on its own agent thread, on an embedded driver, with real workers connected to it and a pool of
  * threads to run their rounds: the set-up of the system tests that send a real server frames next to real rounds.
  * <pre>{@code
  * try (EmbeddedServer s = EmbeddedServer.launch(new AeronRuntime.Context(), serverCtx, 3)) {

@@ -33,19 +33,19 @@ public final class Frames {
      *
      * @param voterMask bit i: worker i is counted.
      */
-    public static byte[] averageResult(final int job, final long round, final int shard, final ChunkLayout layout, final int chunk,
+    public static byte[] averageResult(final int job, final long round, final int slice, final ChunkLayout layout, final int chunk,
         final long voterMask, final long[][] countPlanes) {
-        return averageResult(job, round, shard, layout, chunk, new VoterSet(Long.SIZE).word(0, voterMask), countPlanes);
+        return averageResult(job, round, slice, layout, chunk, new VoterSet(Long.SIZE).word(0, voterMask), countPlanes);
     }
 
     /** A server's AVERAGE result chunk: bit planes of the +1 count of the workers in {@code voters}. */
-    public static byte[] averageResult(final int job, final long round, final int shard, final ChunkLayout layout, final int chunk,
+    public static byte[] averageResult(final int job, final long round, final int slice, final ChunkLayout layout, final int chunk,
         final VoterSet voters, final long[][] countPlanes) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
         final CountEncoding encoding = new CountEncoding(voters.count());
         final byte[] bytes = new byte[ResultChunkFlyweight.length(voters.wordCount(), encoding, layout.paramCount(), wordOffset, wordOffset + words)];
-        new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, shard, voters,
+        new ResultChunkFlyweight().wrap(new UnsafeBuffer(bytes), 0).encode(Encoding.COUNT_PLANES, job, round, wordOffset, words, slice, voters,
             encoding, countPlanes, layout.paramCount(), wordOffset);
         return bytes;
     }

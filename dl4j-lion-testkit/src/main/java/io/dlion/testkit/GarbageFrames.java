@@ -49,7 +49,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   byte overwrite  one random byte set to a random value
  *   truncation      cut to a random length in [1, length)
  *   extension       1 to 64 zero bytes appended, up to maxFrameLength
- *   header field    type, encoding, job id, chunk word offset, chunk words, worker id, shard or count (voter-set words, param
+ *   header field    type, encoding, job id, chunk word offset, chunk words, worker id, slice or count (voter-set words, param
  *                   count or joining worker) set to an edge value (0, 1, -1, 2, 255, 256, 65535, 2^31-1, 2^63-1, -2^63 or a random
  *                   one, each possibly +-1); or the round moved by -3..+4
  *   body swap       the body of another corpus frame copied over this one's (as many bytes as both have)
@@ -64,7 +64,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>magic or version: {@code bad-version};</li>
  *   <li>job id: {@code foreign-job};</li>
  *   <li>worker id at or above the worker count: {@code unknown-worker};</li>
- *   <li>a HELLO: no result endpoint where the server adds destinations: {@code malformed}; shard: {@code wrong-shard};
+ *   <li>a HELLO: no result endpoint where the server adds destinations: {@code malformed}; slice: {@code wrong-slice};
  *       param count: {@code param-count-mismatch}; encoding neither NONE nor HMAC: {@code malformed}; length:
  *       {@code bad-length}; a result address of another length than 0, 4 or 16: {@code malformed}; then, with a secret,
  *       no HMAC, a timestamp outside the allowed skew or a wrong MAC: {@code bad-credentials}. A HELLO past all of these
@@ -74,7 +74,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       is never reached either);</li>
  *   <li>any type but VOTE_CHUNK: {@code unexpected-type};</li>
  *   <li>with frame tags on ({@code frameMac}), a vote without the tag of the job's secret: {@code bad-mac};</li>
- *   <li>a vote: shard: {@code wrong-shard}; chunk not on the grid or of the wrong word count: {@code out-of-range};
+ *   <li>a vote: slice: {@code wrong-slice}; chunk not on the grid or of the wrong word count: {@code out-of-range};
  *       encoding not SIGN_BITS: {@code malformed}; length: {@code bad-length};</li>
  *   <li>worker id not bound to this Aeron session by an accepted HELLO: {@code unauthenticated};</li>
  *   <li>only then the round checks, {@code stale-round}, {@code future-round}, {@code duplicate}, {@code late}, and the
@@ -83,7 +83,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Garbage stops at step 8 at the latest: it is never counted under the four round reasons, never held back, never
  * enters a vote. This holds when:
  * <ul>
- *   <li>the server has a secret. Without one, step 5 accepts any HELLO of the job's id, shard and param count with a
+ *   <li>the server has a secret. Without one, step 5 accepts any HELLO of the job's id, slice and param count with a
  *       consistent encoding and length, as many mutated HELLOs are: the garbage session then owns that worker id, the real worker's votes are refused as
  *       {@code unauthenticated} and its rounds lose a voter, a hijack and not a rejection. This is why
  *       {@code GarbageCommand} refuses to run unless told the server has a secret;</li>
@@ -107,7 +107,7 @@ public final class GarbageFrames {
         RejectReason.BAD_VERSION,
         RejectReason.FOREIGN_JOB,
         RejectReason.UNKNOWN_WORKER,
-        RejectReason.WRONG_SHARD,
+        RejectReason.WRONG_SLICE,
         RejectReason.UNEXPECTED_TYPE,
         RejectReason.OUT_OF_RANGE,
         RejectReason.PARAM_COUNT_MISMATCH,
@@ -256,7 +256,7 @@ public final class GarbageFrames {
                 header.workerId((int)value);
                 break;
             case 7:
-                header.shard((int)value);
+                header.slice((int)value);
                 break;
             default:
                 header.count(value & MessageHeaderFlyweight.MAX_COUNT);
@@ -270,17 +270,17 @@ public final class GarbageFrames {
      * @param jobId  of the job.
      * @param round  round number.
      * @param worker worker id.
-     * @param shard  shard index.
-     * @param layout the shard's chunk grid.
+     * @param slice  slice index.
+     * @param layout the slice's chunk grid.
      * @param chunk  index in the grid.
      * @param vote   the worker's whole packed vote vector (word {@code i} = parameters {@code 64i..64i+63}).
      * @return header and {@code SIGN_BITS} body.
      */
-    public static byte[] vote(final int jobId, final long round, final int worker, final int shard, final ChunkLayout layout, final int chunk,
+    public static byte[] vote(final int jobId, final long round, final int worker, final int slice, final ChunkLayout layout, final int chunk,
         final long[] vote) {
         final int wordOffset = layout.wordOffset(chunk);
         final Scratch scratch = new Scratch(voteLength(layout, chunk));
-        final int length = writeVote(scratch, new VoteChunkFlyweight(), jobId, round, worker, shard, layout, chunk,
+        final int length = writeVote(scratch, new VoteChunkFlyweight(), jobId, round, worker, slice, layout, chunk,
             new long[][] {Arrays.copyOfRange(vote, wordOffset, wordOffset + layout.wordsOf(chunk))});
         return Arrays.copyOf(scratch.bytes, length);
     }
@@ -291,7 +291,7 @@ public final class GarbageFrames {
      * @param jobId         of the job.
      * @param round         the first round the worker votes in.
      * @param worker        worker id.
-     * @param shard         shard index.
+     * @param slice         slice index.
      * @param paramCount    of the worker's whole vector.
      * @param voteSessionId the Aeron session the HELLO is sent on.
      * @param secret        to sign with ({@link Encoding#HMAC_SHA256}), or null for no credentials ({@link Encoding#NONE}).
@@ -299,9 +299,9 @@ public final class GarbageFrames {
      * @param nonce         of the HELLO.
      * @return the frame.
      */
-    public static byte[] hello(final int jobId, final long round, final int worker, final int shard, final long paramCount,
+    public static byte[] hello(final int jobId, final long round, final int worker, final int slice, final long paramCount,
         final int voteSessionId, final byte[] secret, final long timestampMs, final long nonce) {
-        return hello(jobId, round, worker, shard, paramCount, voteSessionId, null, 0, secret, timestampMs, nonce);
+        return hello(jobId, round, worker, slice, paramCount, voteSessionId, null, 0, secret, timestampMs, nonce);
     }
 
     /**
@@ -310,7 +310,7 @@ public final class GarbageFrames {
      * @param jobId         of the job.
      * @param round         the first round the worker votes in.
      * @param worker        worker id.
-     * @param shard         shard index.
+     * @param slice         slice index.
      * @param paramCount    of the worker's whole vector.
      * @param voteSessionId the Aeron session the HELLO is sent on.
      * @param resultAddress where results should go (4 or 16 bytes), or null for IPC.
@@ -320,10 +320,10 @@ public final class GarbageFrames {
      * @param nonce         of the HELLO.
      * @return the frame.
      */
-    public static byte[] hello(final int jobId, final long round, final int worker, final int shard, final long paramCount,
+    public static byte[] hello(final int jobId, final long round, final int worker, final int slice, final long paramCount,
         final int voteSessionId, final byte[] resultAddress, final int resultPort, final byte[] secret, final long timestampMs, final long nonce) {
         final Scratch scratch = new Scratch(HELLO_LENGTH);
-        final int length = new HelloFlyweight().wrap(scratch.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, voteSessionId,
+        final int length = new HelloFlyweight().wrap(scratch.buffer, 0).encode(jobId, round, 0, worker, slice, paramCount, voteSessionId,
             resultAddress, resultPort, secret == null ? null : new HelloCredentials(secret), nonce, timestampMs);
         return Arrays.copyOf(scratch.bytes, length);
     }
@@ -334,18 +334,18 @@ public final class GarbageFrames {
 
     /** @param signs one plane whose word 0 is the chunk's first word. */
     private static int writeVote(final Scratch dst, final VoteChunkFlyweight flyweight, final int jobId, final long round, final int worker,
-        final int shard, final ChunkLayout layout, final int chunk, final long[][] signs) {
+        final int slice, final ChunkLayout layout, final int chunk, final long[][] signs) {
         final int wordOffset = layout.wordOffset(chunk);
         final int words = layout.wordsOf(chunk);
         // the packed layout is per word, so the chunk alone, as a vector of chunkParams, encodes to the same bytes
-        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, wordOffset, words, worker, shard, signs, layout.paramsOf(wordOffset, words), 0);
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, wordOffset, words, worker, slice, signs, layout.paramsOf(wordOffset, words), 0);
     }
 
     /** A corpus HELLO: naming the sender's session, asking for results at a loopback port nobody listens on. */
     private static int writeHello(final Scratch dst, final HelloFlyweight flyweight, final int jobId, final long round, final int worker,
-        final int shard, final long paramCount, final int sessionId, final HelloCredentials credentials, final long timestampMs,
+        final int slice, final long paramCount, final int sessionId, final HelloCredentials credentials, final long timestampMs,
         final long nonce) {
-        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, shard, paramCount, sessionId, LOOPBACK, DISCARD_PORT, credentials,
+        return flyweight.wrap(dst.buffer, 0).encode(jobId, round, 0, worker, slice, paramCount, sessionId, LOOPBACK, DISCARD_PORT, credentials,
             nonce, timestampMs);
     }
 
@@ -415,17 +415,17 @@ public final class GarbageFrames {
                 if (layout.wordOffset(chunk) + words == vectorWords) {
                     chunkSigns[words - 1] &= lastWordMask;
                 }
-                return writeVote(dst, vote, ctx.jobId(), round, worker, ctx.shard, layout, chunk, planes);
+                return writeVote(dst, vote, ctx.jobId(), round, worker, ctx.slice, layout, chunk, planes);
             }
             final long now = ctx.epochClock.time();
             switch (random.nextInt(3)) {
                 case 0:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, wrongCredentials, now,
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.slice, ctx.paramCount(), ctx.senderSessionId, wrongCredentials, now,
                         random.nextLong());
                 case 1:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, null, 0, 0);
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.slice, ctx.paramCount(), ctx.senderSessionId, null, 0, 0);
                 default:
-                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.shard, ctx.paramCount(), ctx.senderSessionId, wrongCredentials,
+                    return writeHello(dst, hello, ctx.jobId(), round, worker, ctx.slice, ctx.paramCount(), ctx.senderSessionId, wrongCredentials,
                         now - ctx.staleMs,
                         random.nextLong());
             }
@@ -434,7 +434,7 @@ public final class GarbageFrames {
 
     /**
      * The job the garbage imitates: its shared settings ({@link JobContext}) and the garbage's own. Required:
-     * {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; the rest has defaults: shard 0 owning every
+     * {@link #jobId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; the rest has defaults: slice 0 owning every
      * parameter, the chunk size of {@link Configuration#chunkWords()}, seed 0, frames up to
      * {@value #MAX_FRAME_LENGTH_DEFAULT} bytes. The job's rule and secret are not used: the corpus is the same for both
      * rules, and garbage never holds the job's secret.
@@ -447,7 +447,7 @@ public final class GarbageFrames {
         /** Age of the stale HELLOs' timestamps by default: a day, far outside any sensible skew. */
         public static final long STALE_MS_DEFAULT = TimeUnit.DAYS.toMillis(1);
 
-        private int shard;
+        private int slice;
         private long fromParam;
         private long toParam = -1;
         private long seed;
@@ -467,8 +467,8 @@ public final class GarbageFrames {
         @Override
         public Context conclude() {
             super.conclude();
-            if (shard < 0 || shard > 0xFF) {
-                throw new IllegalArgumentException("shard must be in [0, 255], got " + shard);
+            if (slice < 0 || slice > 0xFF) {
+                throw new IllegalArgumentException("slice must be in [0, 255], got " + slice);
             }
             if (maxRound < 0 || maxRound == Long.MAX_VALUE) {
                 throw new IllegalArgumentException("maxRound must be in [0, 2^63 - 2], got " + maxRound);
@@ -487,16 +487,16 @@ public final class GarbageFrames {
         }
 
         /**
-         * @param shard index of the server the garbage is sent to, 0 (default) to 255.
+         * @param slice index of the server the garbage is sent to, 0 (default) to 255.
          * @return this for a fluent API.
          */
-        public Context shard(final int shard) {
-            this.shard = shard;
+        public Context slice(final int slice) {
+            this.slice = slice;
             return this;
         }
 
-        public int shard() {
-            return shard;
+        public int slice() {
+            return slice;
         }
 
         /**

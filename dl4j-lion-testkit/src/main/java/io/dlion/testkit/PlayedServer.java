@@ -11,7 +11,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
@@ -23,13 +23,13 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * One shard's server played by a test, frame by frame, on a real embedded driver over IPC: the test reads the worker's
+ * One slice's server played by a test, frame by frame, on a real embedded driver over IPC: the test reads the worker's
  * HELLOs and votes from {@link #votes()} and writes exactly the frames it chooses, in the order it chooses, to
  * {@link #results()}. So an interleaving that a real server produces only under some timing (an answer that arrives
  * late, a frame of a later round first) is forced deterministically, with the worker's real exchange.
  * <pre>{@code
  * try (PlayedServer server = PlayedServer.launch(1911, 1912)) {
- *     AeronVoteExchange worker = server.connect(() -> new AeronVoteExchange(ctx.aeron(server.aeron()).shards(List.of(server.shard()))), null);
+ *     AeronVoteExchange worker = server.connect(() -> new AeronVoteExchange(ctx.aeron(server.aeron()).slices(List.of(server.slice()))), null);
  *     worker.submit(0, ...);
  *     server.send(Frames.averageResult(...));
  *     worker.await(0, ...);
@@ -48,7 +48,7 @@ public final class PlayedServer implements AutoCloseable {
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
 
     /** A HELLO the played server read: who said it, the round it named and its nonce (an answer must echo it). */
-    public record Hello(int jobId, int workerId, int shard, int wordOffset, long round, long paramCount, long nonce) {
+    public record Hello(int jobId, int workerId, int slice, int wordOffset, long round, long paramCount, long nonce) {
         /** @return true for a join HELLO. */
         public boolean isJoin() {
             return round == MessageHeaderFlyweight.JOIN_ROUND;
@@ -84,9 +84,9 @@ public final class PlayedServer implements AutoCloseable {
         return runtime.aeron();
     }
 
-    /** @return the one shard, covering every parameter, on this server's streams. */
-    public ShardEndpoint shard() {
-        return new ShardEndpoint(0, 0, -1, Channels.ipc(), voteStreamId, Channels.ipc(), resultStreamId);
+    /** @return the one slice, covering every parameter, on this server's streams. */
+    public SliceEndpoint slice() {
+        return new SliceEndpoint(0, 0, -1, Channels.ipc(), voteStreamId, Channels.ipc(), resultStreamId);
     }
 
     /** @return the server's vote subscription. */
@@ -115,7 +115,7 @@ public final class PlayedServer implements AutoCloseable {
                 final HelloFlyweight hello = helloIn.wrapForRead(buffer, offset);
                 final MessageHeaderFlyweight h = hello.header();
                 if (taken[0] == null && h.type() == MessageType.HELLO) {
-                    taken[0] = new Hello(h.jobId(), h.workerId(), h.shard(), h.chunkWordOffset(), h.round(), hello.paramCount(), hello.nonce());
+                    taken[0] = new Hello(h.jobId(), h.workerId(), h.slice(), h.chunkWordOffset(), h.round(), hello.paramCount(), hello.nonce());
                 }
             }, 1);
             Thread.onSpinWait();
@@ -133,7 +133,7 @@ public final class PlayedServer implements AutoCloseable {
      */
     public void answer(final Hello hello, final long joinRound, final int donor, final byte[] secret) {
         final int length = new HelloAckFlyweight().wrap(out, 0).encode(hello.jobId(), joinRound, hello.wordOffset(), donor, hello.workerId(),
-            hello.shard(), hello.paramCount(), hello.nonce(), results.sessionId(), secret == null ? null : new HelloCredentials(secret));
+            hello.slice(), hello.paramCount(), hello.nonce(), results.sessionId(), secret == null ? null : new HelloCredentials(secret));
         send(new UnsafeBuffer(out, 0, length));
     }
 

@@ -75,7 +75,7 @@ class AeronHandOverTest {
             }
 
             final long rejectedBefore = job.server(0).handOverCounts()[2];
-            final ExclusivePublication stranger = job.aeron().addExclusivePublication(job.shards().get(0).voteChannel(),
+            final ExclusivePublication stranger = job.aeron().addExclusivePublication(job.slices().get(0).voteChannel(),
                 job.context().handOverStreamId());
             final UnsafeBuffer begin = new UnsafeBuffer(new byte[HandOverBeginFlyweight.LENGTH]);
             new HandOverBeginFlyweight().wrap(begin, 0).encode(JOB, 12, 0, 0, 2, RUN.runHash(), 100, new byte[32], null);
@@ -92,7 +92,7 @@ class AeronHandOverTest {
 
     /**
      * A joining worker whose subscription to the relay connects after its hand-over began (the relay kept going for
-     * another subscriber) never sees the begin frame: it fails at the first slice of its own transfer, saying so, rather
+     * another subscriber) never sees the begin frame: it fails at the first piece of its own transfer, saying so, rather
      * than waiting for its timeout; its job then joins again (a new first round, a new hand-over, while it listens).
      */
     @Test
@@ -104,12 +104,12 @@ class AeronHandOverTest {
             AeronHandOver donor = null;
             AeronHandOver late = null;
             // another listener of the relay stream, which keeps the relay sending
-            final io.aeron.Subscription other = job.aeron().addSubscription(job.shards().get(0).resultChannel(),
+            final io.aeron.Subscription other = job.aeron().addSubscription(job.slices().get(0).resultChannel(),
                 job.context().handOverStreamId() + 1);
             try {
                 donor = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(0).run(RUN)
-                    .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()).framesPerCycle(1));
-                // give sends the begin frame, each doWork one slice
+                    .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()).framesPerCycle(1));
+                // give sends the begin frame, each doWork one piece
                 final AeronHandOver d = donor;
                 final long[] read = {0};
                 final Runnable pump = () -> {
@@ -121,7 +121,7 @@ class AeronHandOverTest {
                 donor.doWork();
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (read[0] < 3) {
-                    assertTrue(System.nanoTime() < deadline, "the other listener read the begin frame and two slices");
+                    assertTrue(System.nanoTime() < deadline, "the other listener read the begin frame and two pieces");
                     read[0] += other.poll((buffer, offset, length, header) -> { }, 100);
                 }
                 // the driver moves the stream's join position to the other listener's position on its next duty cycles
@@ -131,7 +131,7 @@ class AeronHandOverTest {
                 final long start = System.nanoTime();
                 final IOException missed = assertThrows(IOException.class, () -> l.take(notice, 60_000, pump));
                 assertTrue(missed.getMessage().contains("began before this worker listened"), missed.getMessage());
-                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "at the first slice, not at the 60 s timeout");
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "at the first piece, not at the 60 s timeout");
             } finally {
                 CloseHelper.closeAll(late, donor, other);
             }
@@ -161,6 +161,6 @@ class AeronHandOverTest {
 
     private static AeronHandOver handOver(final LocalAeronJob job, final int worker, final JobRun run, final boolean join) {
         return new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(worker).run(run)
-            .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()).join(join));
+            .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()).join(join));
     }
 }

@@ -83,7 +83,7 @@ class AttackTest {
         final List<AeronVoteExchange> workers = connect(job);
         final AeronRuntime attacker = attacker();
         final int controlPort = port(job.resultChannel(0), "control");
-        final int resultStream = job.shards().get(0).resultStreamId();
+        final int resultStream = job.slices().get(0).resultStreamId();
         final Subscription dynamic = attacker.aeron().addSubscription(
             "aeron:udp?endpoint=127.0.0.1:0|control=127.0.0.1:" + controlPort + "|control-mode=dynamic", resultStream);
         final Subscription listener = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", N), resultStream);
@@ -108,7 +108,7 @@ class AttackTest {
         final AeronVoteExchange victim = workers.get(0);
         final AeronRuntime attacker = attacker();
         final ExclusivePublication forger = attacker.aeron().addExclusivePublication(
-            "aeron:udp?endpoint=" + victim.resultEndpoint(0) + "|mtu=8k", job.shards().get(0).resultStreamId());
+            "aeron:udp?endpoint=" + victim.resultEndpoint(0) + "|mtu=8k", job.slices().get(0).resultStreamId());
         resources.add(forger);
         Await.awaitConnected(forger);
         int forged = 0;
@@ -139,9 +139,9 @@ class AttackTest {
         final List<AeronVoteExchange> workers = connect(job);
         rounds(workers, SEED, 0, 1);
         final AeronRuntime attacker = attacker();
-        final ShardEndpoint shard = job.shards().get(0);
-        final ExclusivePublication impostor = attacker.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
-        final Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", N), shard.resultStreamId());
+        final SliceEndpoint slice = job.slices().get(0);
+        final ExclusivePublication impostor = attacker.aeron().addExclusivePublication(slice.voteChannel(), slice.voteStreamId());
+        final Subscription results = attacker.aeron().addSubscription(Channels.udpResultsSubscription("127.0.0.1", N), slice.resultStreamId());
         resources.add(impostor);
         resources.add(results);
         Await.awaitConnected(impostor);
@@ -167,8 +167,8 @@ class AttackTest {
     @Test
     void shouldRefuseReplayedHelloAndVoteFrames() throws Exception {
         final LocalAeronJob job = launch(LocalAeronJob.Transport.UDP, Frames.SECRET, null);
-        final ShardEndpoint shard = job.shards().get(0);
-        final Subscription spy = job.aeron().addSubscription("aeron-spy:" + shard.voteChannel(), shard.voteStreamId());
+        final SliceEndpoint slice = job.slices().get(0);
+        final Subscription spy = job.aeron().addSubscription("aeron-spy:" + slice.voteChannel(), slice.voteStreamId());
         resources.add(spy);
         final List<AeronVoteExchange> workers = connect(job);
         rounds(workers, SEED, 0, 1);
@@ -191,7 +191,7 @@ class AttackTest {
         assertTrue(!hellos.isEmpty() && votes.size() == layout.chunkCount(), "captured worker 1's HELLO and its round-0 vote");
 
         final AeronRuntime attacker = attacker();
-        final ExclusivePublication replayer = attacker.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
+        final ExclusivePublication replayer = attacker.aeron().addExclusivePublication(slice.voteChannel(), slice.voteStreamId());
         resources.add(replayer);
         Await.awaitConnected(replayer);
         for (final byte[] hello : hellos) {
@@ -223,7 +223,7 @@ class AttackTest {
         for (final LocalAeronJob.Transport transport : LocalAeronJob.Transport.values()) {
             final LocalAeronJob a = launch(transport, Frames.SECRET, driver.aeronDirectoryName());
             final LocalAeronJob b = launch(transport, otherSecret, driver.aeronDirectoryName());
-            assertEquals(a.shards().get(0).voteStreamId(), b.shards().get(0).voteStreamId(), "the same stream ids");
+            assertEquals(a.slices().get(0).voteStreamId(), b.slices().get(0).voteStreamId(), "the same stream ids");
             final Future<List<AeronVoteExchange>> connectingA = pool.submit(() -> connect(a));
             final List<AeronVoteExchange> workersB = connect(b);
             final List<AeronVoteExchange> workersA = connectingA.get(60, TimeUnit.SECONDS);

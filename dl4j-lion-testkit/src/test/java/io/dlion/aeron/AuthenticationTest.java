@@ -65,8 +65,8 @@ class AuthenticationTest {
             assertEquals(1, counters.workersJoined().get(), "only the member's HELLO was accepted");
             assertEquals(1, counters.helloAnswers().get(), "only the member was answered");
 
-            final ShardEndpoint shard = job.shards().get(0);
-            try (ExclusivePublication raw = job.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId())) {
+            final SliceEndpoint slice = job.slices().get(0);
+            try (ExclusivePublication raw = job.aeron().addExclusivePublication(slice.voteChannel(), slice.voteStreamId())) {
                 Await.awaitConnected(raw);
                 final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, Configuration.chunkWords());
                 Frames.send(raw, GarbageFrames.vote(JOB, 0, 1, 0, layout, 0, new long[(int)((PARAMS + 63) >>> 6)]));
@@ -103,7 +103,7 @@ class AuthenticationTest {
     /** A worker with a wrong secret, no secret or another job id: its HELLOs are never answered, so it never connects. */
     private static String connectFails(final LocalAeronJob job, final int jobId, final byte[] secret) {
         final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new AeronVoteExchange(
-            new AeronVoteExchange.Context().aeron(job.aeron()).jobId(jobId).workerId(1).workers(2).paramCount(PARAMS).shards(job.shards())
+            new AeronVoteExchange.Context().aeron(job.aeron()).jobId(jobId).workerId(1).workers(2).paramCount(PARAMS).slices(job.slices())
                 .secret(secret).connectTimeoutNs(TimeUnit.SECONDS.toNanos(2))));
         return refused.getMessage();
     }

@@ -53,7 +53,7 @@ class AverageVoterCountsTest {
         // the worker connects once a server has answered its HELLO: this test plays that server
         worker = server.connect(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).shards(List.of(server.shard()))), null);
+                .chunkWords(CHUNK_WORDS).slices(List.of(server.slice()))), null);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         assertEquals(6, layout.chunkCount());
         final long[][] raw = NaiveVote.randomVotes(61, WORKERS, PARAMS);

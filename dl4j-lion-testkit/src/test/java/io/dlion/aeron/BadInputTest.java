@@ -69,7 +69,7 @@ class BadInputTest {
         Frames.send(raw, hello);
         final List<AeronVoteExchange> workers = fixture.connect(1, N - 1, id -> new AeronVoteExchange.Context()
             .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET)
-            .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
+            .slices(List.of(new SliceEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
         Await.awaitValue(counters.workersJoined()::get, N, "HELLOs accepted");
 
         final Map<RejectReason, Integer> expected = new EnumMap<>(RejectReason.class);
@@ -96,8 +96,8 @@ class BadInputTest {
         expected.put(RejectReason.FUTURE_ROUND, 1);
         Frames.send(raw, edit(chunk0, m -> m.workerId(9)));
         expected.put(RejectReason.UNKNOWN_WORKER, 1);
-        Frames.send(raw, edit(chunk0, m -> m.shard(1)));
-        expected.put(RejectReason.WRONG_SHARD, 1);
+        Frames.send(raw, edit(chunk0, m -> m.slice(1)));
+        expected.put(RejectReason.WRONG_SLICE, 1);
         Frames.send(raw, edit(chunk0, m -> m.writeHeader(MessageType.RESULT_CHUNK, Encoding.SIGN_BITS)));
         expected.put(RejectReason.UNEXPECTED_TYPE, 1);
         Frames.send(raw, chunk0);

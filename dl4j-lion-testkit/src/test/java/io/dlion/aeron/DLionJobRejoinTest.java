@@ -103,9 +103,9 @@ class DLionJobRejoinTest {
         AeronVoteExchange exchange = null;
         try {
             handOver = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(WORKERS).workerId(id).run(RUN)
-                .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()));
+                .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()));
             exchange = new AeronVoteExchange(new AeronVoteExchange.Context().aeron(job.aeron()).jobId(JOB).workerId(id).workers(WORKERS)
-                .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).shards(job.shards()).sideAgent(handOver));
+                .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).slices(job.slices()).sideAgent(handOver));
             final VoteExchange used = id == 2 ? new LostRoundExchange(exchange, lostRound, 0) : exchange;
             try (DLionJob dlion = DLionJob.builder(net, shard(id), used).epochs(2).roundsPerEpoch(ROUNDS_PER_EPOCH).run(RUN)
                 .roundTimeoutMillis(60_000).handOver(handOver).localSteps(new io.dlion.dist.LocalSteps().steps(localSteps)).listener(new DLionJob.Listener() {

@@ -121,8 +121,8 @@ class DeadlineQuorumTest {
         final int sentChunks = 6;
         try (LocalAeronJob local = LocalAeronJob.launch(new LocalAeronJob.Context().jobId(job).workers(3).paramCount(PARAMS).minVoters(2)
             .rule(VoteRule.AVERAGE).chunkWords(chunkWords).windowChunks(4).roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS)))) {
-            final ShardEndpoint shard = local.shards().get(0);
-            final ExclusivePublication raw = local.aeron().addExclusivePublication(shard.voteChannel(), shard.voteStreamId());
+            final SliceEndpoint slice = local.slices().get(0);
+            final ExclusivePublication raw = local.aeron().addExclusivePublication(slice.voteChannel(), slice.voteStreamId());
             Await.awaitConnected(raw);
             Frames.send(raw, GarbageFrames.hello(job, 0, 2, 0, PARAMS, raw.sessionId(), null, 0, 0));
             connect(local, 2);

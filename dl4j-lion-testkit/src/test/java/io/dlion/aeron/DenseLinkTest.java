@@ -55,9 +55,9 @@ class DenseLinkTest {
     void shouldTakeMeansOnlyFromTheProvenServerAndEndTheRoundWhenALaterRoundArrivesFirst() throws Exception {
         server = PlayedServer.launch(1931, 1932);
         worker = server.connect(() -> new AeronMeanExchange(new AeronMeanExchange.Context()
-            .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).shards(List.of(server.shard()))), null);
+            .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).slices(List.of(server.slice()))), null);
         // another publication on the result stream: a session the worker never saw proven
-        stranger = server.aeron().addExclusivePublication(server.shard().resultChannel(), server.shard().resultStreamId());
+        stranger = server.aeron().addExclusivePublication(server.slice().resultChannel(), server.slice().resultStreamId());
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, GradientChunkFlyweight.CHUNK_WORDS);
         final SplittableRandom random = new SplittableRandom(5);
         final float[] mean = new float[(int) PARAMS];

@@ -63,7 +63,7 @@ class FrameFuzzTest {
         Await.awaitConnected(injector);
         final List<AeronVoteExchange> workers = fixture.connect(0, N, id -> new AeronVoteExchange.Context()
             .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET).chunkWords(CHUNK_WORDS)
-            .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
+            .slices(List.of(new SliceEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))));
 
         final SplittableRandom random = new SplittableRandom(20_251_122L);
         long sent = 0;

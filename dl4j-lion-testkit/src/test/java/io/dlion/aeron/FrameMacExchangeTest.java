@@ -53,7 +53,7 @@ class FrameMacExchangeTest {
         worker = server.connect(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
                 .chunkWords(CHUNK_WORDS).secret(Frames.SECRET).frameMac(true)
-                .shards(List.of(server.shard()))), Frames.SECRET);
+                .slices(List.of(server.slice()))), Frames.SECRET);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         final long[][] raw = NaiveVote.randomVotes(5, WORKERS, PARAMS);
         final long[][] planes = new long[2][(int)(PARAMS >>> 6)];

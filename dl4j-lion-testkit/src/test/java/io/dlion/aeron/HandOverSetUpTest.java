@@ -41,7 +41,7 @@ class HandOverSetUpTest {
             final long start = System.nanoTime();
             final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> new AeronHandOver(
                 new AeronHandOver.Context().aeron(runtime.aeron()).jobId(JOB).workers(3).workerId(2)
-                    .shard(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", 40123, 3), 1701, untagged, 1702))));
+                    .slice(new SliceEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", 40123, 3), 1701, untagged, 1702))));
             assertTrue(refused.getMessage().contains("no tags") && refused.getMessage().contains("Channels.udpResultsSubscription(host, streams,"),
                 refused.getMessage());
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "at once");
@@ -61,9 +61,9 @@ class HandOverSetUpTest {
             AeronVoteExchange exchange = null;
             try {
                 handOver = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(2).workerId(0)
-                    .secret(Frames.SECRET).shard(job.shards().get(0)).streamId(job.context().handOverStreamId()));
+                    .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()));
                 exchange = new AeronVoteExchange(new AeronVoteExchange.Context().aeron(job.aeron()).jobId(JOB).workerId(0).workers(2)
-                    .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).shards(job.shards()));
+                    .paramCount(net.numParams()).rule(VoteRule.MAJORITY).secret(Frames.SECRET).slices(job.slices()));
                 final DLionJob.Builder builder = DLionJob.builder(net, new ListDataSetIterator<>(List.of(new DataSet(Nd4j.rand(DataType.FLOAT, 2, 4),
                     Nd4j.zeros(DataType.FLOAT, 2, 2))), 1), exchange).handOver(handOver);
                 final long start = System.nanoTime();

@@ -120,7 +120,7 @@ class JoinAnnouncementRaceTest {
         final PlayedServer.Hello[] repeated = {null};
         worker = played.connectWith(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(played.aeron()).jobId(JOB).workerId(JOINER).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).join(true).shards(List.of(played.shard()))),
+                .chunkWords(CHUNK_WORDS).join(true).slices(List.of(played.slice()))),
             hello -> {
                 // the worker repeats its HELLO (10 ms later) until an answer arrives; the first answer is sent after the repeat
                 repeated[0] = played.takeHello();

@@ -44,11 +44,11 @@ class LocalAeronJobTest {
         "IPC, MAJORITY, 2, 4, 150000",
         "IPC, AVERAGE, 1, 3, 20001"
     })
-    void shouldMatchNaiveVoteFromWorkerThreads(final LocalAeronJob.Transport transport, final VoteRule rule, final int shards, final int n,
+    void shouldMatchNaiveVoteFromWorkerThreads(final LocalAeronJob.Transport transport, final VoteRule rule, final int slices, final int n,
         final long params) throws Exception {
         final int rounds = 3;
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
-            .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).shards(shards))) {
+            .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).slices(slices))) {
             pool = Executors.newFixedThreadPool(n);
             final List<Future<long[]>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -77,10 +77,10 @@ class LocalAeronJobTest {
                     assertEquals(all.get(0)[r], all.get(i)[r], "worker " + i + " round " + r);
                 }
             }
-            assertEquals(shards, job.shards().size());
-            for (int s = 0; s < shards; s++) {
-                assertEquals(rounds, job.serverCounters(s).rounds().get(), "rounds of shard " + s);
-                assertEquals(0, job.serverCounters(s).rejectedTotal(), "rejected by shard " + s);
+            assertEquals(slices, job.slices().size());
+            for (int s = 0; s < slices; s++) {
+                assertEquals(rounds, job.serverCounters(s).rounds().get(), "rounds of slice " + s);
+                assertEquals(0, job.serverCounters(s).rejectedTotal(), "rejected by slice " + s);
             }
             assertNull(job.serverError());
         }
@@ -117,11 +117,11 @@ class LocalAeronJobTest {
         assertMessage("jobId", new LocalAeronJob.Context().workers(1).paramCount(10));
         assertMessage("workers", new LocalAeronJob.Context().jobId(1).workers(0).paramCount(10));
         assertMessage("workers", new LocalAeronJob.Context().jobId(1).workers(1025).paramCount(10));
-        assertMessage("shards must be the workers",
-            new LocalAeronJob.Context().jobId(1).workers(3).paramCount(64_000).topology(Topology.Kind.SHARDED).shards(2));
+        assertMessage("slices must be the workers",
+            new LocalAeronJob.Context().jobId(1).workers(3).paramCount(64_000).topology(Topology.Kind.SHARDED).slices(2));
         assertMessage("topology", new LocalAeronJob.Context().jobId(1).workers(3).paramCount(10).topology(Topology.Kind.SERVERS));
         assertMessage("paramCount", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(0));
-        assertMessage("shards", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(64_000).shards(2));
+        assertMessage("slices", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(64_000).slices(2));
         assertMessage("roundTimeoutNs", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).roundTimeoutNs(0));
         assertMessage("chunkWords", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).chunkWords(7));
         assertMessage("aeronDirectoryName", new LocalAeronJob.Context().jobId(1).workers(2).paramCount(10).embeddedDriver(false));

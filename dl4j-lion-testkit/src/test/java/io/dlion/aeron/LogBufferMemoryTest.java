@@ -86,7 +86,7 @@ class LogBufferMemoryTest {
                 rounds.add(pool.submit(() -> {
                     final AeronVoteExchange w = new AeronVoteExchange(new AeronVoteExchange.Context()
                         .aeron(rank[id].aeron()).jobId(3).workerId(id).workers(n).paramCount(PARAMS).rule(VoteRule.MAJORITY)
-                        .chunkWords(chunkWords).shards(topology.endpoints(PARAMS, chunkWords, n, "127.0.0.1"))
+                        .chunkWords(chunkWords).slices(topology.endpoints(PARAMS, chunkWords, n, "127.0.0.1"))
                         .connectTimeoutNs(TimeUnit.SECONDS.toNanos(60)));
                     workers.add(w);
                     connected.countDown();

@@ -51,7 +51,7 @@ class LostResultTest {
         // the worker connects once a server has answered its HELLO: this test plays that server
         worker = server.connect(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(server.aeron()).jobId(JOB).workerId(0).workers(WORKERS).paramCount(PARAMS).rule(VoteRule.AVERAGE)
-                .chunkWords(CHUNK_WORDS).shards(List.of(server.shard()))), null);
+                .chunkWords(CHUNK_WORDS).slices(List.of(server.slice()))), null);
         final ChunkLayout layout = new ChunkLayout(PARAMS, 0, PARAMS, CHUNK_WORDS);
         final long[][] raw = NaiveVote.randomVotes(5, WORKERS, PARAMS);
         final long[][] planes = new long[2][(int) (PARAMS >>> 6)];

@@ -61,11 +61,11 @@ class PacketLossTest {
             .voteChannel(Channels.udpVotes("127.0.0.1", votePort, N))
             .resultChannel(Channels.udpResultsPublication("127.0.0.1", controlPort, N)), N);
         final AggregationServer server = fixture.server();
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, N),
+        final List<SliceEndpoint> slices = List.of(new SliceEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, N),
             Configuration.VOTE_STREAM_ID_DEFAULT, Channels.udpResultsSubscription("127.0.0.1", N),
             Configuration.RESULT_STREAM_ID_DEFAULT));
         final List<AeronVoteExchange> workers = fixture.connect(0, N, id -> new AeronVoteExchange.Context()
-            .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).shards(shards));
+            .jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).slices(slices));
 
         final long start = System.nanoTime();
         for (int r = 0; r < ROUNDS; r++) {

@@ -50,11 +50,11 @@ class ResultBuffersTest {
         "AVERAGE, 1, 3, 200003",
         "AVERAGE, 2, 5, 100001"
     })
-    void shouldReuseTheSameResultArraysInConsecutiveRoundsAndMatchTheNaiveVote(final VoteRule rule, final int shards, final int n,
+    void shouldReuseTheSameResultArraysInConsecutiveRoundsAndMatchTheNaiveVote(final VoteRule rule, final int slices, final int n,
         final long params) throws Exception {
         final int rounds = 4;
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
-            .jobId(12).workers(n).paramCount(params).rule(rule).shards(shards))) {
+            .jobId(12).workers(n).paramCount(params).rule(rule).slices(slices))) {
             pool = Executors.newFixedThreadPool(n);
             final List<Future<Integer>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {

@@ -57,20 +57,20 @@ class ResultPartsTest {
     void shouldGiveEverySliceOnceWithTheNaiveVotesDelta(final int n, final VoteRule rule) throws Exception {
         final long params = 3 * 64_000 + 77;
         final long[] bounds = {0, 64 * 1000, 64 * 2000, params};
-        final List<ShardEndpoint> shards = new ArrayList<>();
+        final List<SliceEndpoint> slices = new ArrayList<>();
         for (int s = 0; s < 3; s++) {
             final String ipc = Channels.ipc();
             servers.add(AggregationServer.launch(new AggregationServer.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).shard(s).paramRange(bounds[s], bounds[s + 1])
+                .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).slice(s).paramRange(bounds[s], bounds[s + 1])
                 .voteChannel(ipc).voteStreamId(1801 + 2 * s).resultChannel(ipc).resultStreamId(1802 + 2 * s).errorHandler(serverError::set)));
-            shards.add(new ShardEndpoint(s, bounds[s], s == 2 ? -1 : bounds[s + 1], ipc, 1801 + 2 * s, ipc, 1802 + 2 * s));
+            slices.add(new SliceEndpoint(s, bounds[s], s == 2 ? -1 : bounds[s + 1], ipc, 1801 + 2 * s, ipc, 1802 + 2 * s));
         }
         pool = Executors.newFixedThreadPool(n);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
             connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule).shards(shards))));
+                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule).slices(slices))));
         }
         for (final Future<AeronVoteExchange> future : connecting) {
             workers.add(future.get(15, TimeUnit.SECONDS));

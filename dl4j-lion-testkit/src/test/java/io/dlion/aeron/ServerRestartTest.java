@@ -63,7 +63,7 @@ class ServerRestartTest {
             final int id = i;
             workers.add(thread.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(N).paramCount(PARAMS).secret(Frames.SECRET)
-                .shards(List.of(new ShardEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))))).get(10, TimeUnit.SECONDS));
+                .slices(List.of(new SliceEndpoint(0, 0, -1, IPC, 1701, IPC, 1702))))).get(10, TimeUnit.SECONDS));
         }
         check(0, List.of(round(0, 0), round(0, 1)));
 

@@ -73,8 +73,8 @@ class TransportSystemTest {
     void shouldMatchNaiveVoteOverIpc(final int n, final VoteRule rule, final long params) throws Exception {
         final String ipc = Channels.ipc();
         startServer(0, n, params, rule, 0, params, ipc, 1701, ipc, 1702);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, ipc, 1701, ipc, 1702));
-        connectWorkers(n, params, rule, i -> shards);
+        final List<SliceEndpoint> slices = List.of(new SliceEndpoint(0, 0, -1, ipc, 1701, ipc, 1702));
+        connectWorkers(n, params, rule, i -> slices);
         runAndCheck(n, params, rule, 3);
     }
 
@@ -86,9 +86,9 @@ class TransportSystemTest {
         final int controlPort = TestPorts.freeUdpPort();
         startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsPublication("127.0.0.1", controlPort, n), 1702);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
+        final List<SliceEndpoint> slices = List.of(new SliceEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsSubscription("127.0.0.1", n), 1702));
-        connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
+        connectWorkers(n, params, VoteRule.MAJORITY, i -> slices);
         runAndCheck(n, params, VoteRule.MAJORITY, 3);
 
         final AeronVoteExchange worker = workers.get(0);
@@ -100,17 +100,17 @@ class TransportSystemTest {
     }
 
     @Test
-    void shouldMatchNaiveVoteWithTwoShards() throws Exception {
+    void shouldMatchNaiveVoteWithTwoSlices() throws Exception {
         final int n = 3;
         final long params = 100_000;
         final long split = 64 * 700;
         final String ipc = Channels.ipc();
         startServer(0, n, params, VoteRule.MAJORITY, 0, split, ipc, 1701, ipc, 1702);
         startServer(1, n, params, VoteRule.MAJORITY, split, params, ipc, 1703, ipc, 1704);
-        final List<ShardEndpoint> shards = List.of(
-            new ShardEndpoint(0, 0, split, ipc, 1701, ipc, 1702),
-            new ShardEndpoint(1, split, -1, ipc, 1703, ipc, 1704));
-        connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
+        final List<SliceEndpoint> slices = List.of(
+            new SliceEndpoint(0, 0, split, ipc, 1701, ipc, 1702),
+            new SliceEndpoint(1, split, -1, ipc, 1703, ipc, 1704));
+        connectWorkers(n, params, VoteRule.MAJORITY, i -> slices);
         runAndCheck(n, params, VoteRule.MAJORITY, 2);
     }
 
@@ -123,9 +123,9 @@ class TransportSystemTest {
         final int controlPort = TestPorts.freeUdpPort();
         startServer(0, n, params, VoteRule.MAJORITY, 0, params, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsPublication("127.0.0.1", controlPort, n), 1702);
-        final List<ShardEndpoint> shards = List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
+        final List<SliceEndpoint> slices = List.of(new SliceEndpoint(0, 0, -1, Channels.udpVotes("127.0.0.1", votePort, n), 1701,
             Channels.udpResultsSubscription("127.0.0.1", n), 1702));
-        connectWorkers(n, params, VoteRule.MAJORITY, i -> shards);
+        connectWorkers(n, params, VoteRule.MAJORITY, i -> slices);
         final List<Future<Integer>> futures = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
@@ -150,23 +150,23 @@ class TransportSystemTest {
         }
     }
 
-    private void startServer(final int shard, final int n, final long params, final VoteRule rule, final long from, final long to,
+    private void startServer(final int slice, final int n, final long params, final VoteRule rule, final long from, final long to,
         final String voteChannel, final int voteStream, final String resultChannel, final int resultStream) {
         final AggregationServer server = AggregationServer.launch(new AggregationServer.Context()
-            .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).shard(shard).paramRange(from, to)
+            .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).slice(slice).paramRange(from, to)
             .voteChannel(voteChannel).voteStreamId(voteStream).resultChannel(resultChannel).resultStreamId(resultStream)
             .windowChunks(8).errorHandler(serverError::set));
         servers.add(server);
     }
 
-    private void connectWorkers(final int n, final long params, final VoteRule rule, final IntFunction<List<ShardEndpoint>> shards)
+    private void connectWorkers(final int n, final long params, final VoteRule rule, final IntFunction<List<SliceEndpoint>> slices)
         throws Exception {
         pool = Executors.newFixedThreadPool(n);
         final List<Future<AeronVoteExchange>> futures = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
             futures.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule).shards(shards.apply(id)))));
+                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule).slices(slices.apply(id)))));
         }
         for (final Future<AeronVoteExchange> future : futures) {
             workers.add(future.get(15, TimeUnit.SECONDS));

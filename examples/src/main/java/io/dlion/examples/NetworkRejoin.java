@@ -8,7 +8,7 @@ import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.cli.data.FashionMnist;
@@ -64,13 +64,13 @@ public final class NetworkRejoin {
         final MultiLayerNetwork net = mlp();
         try (AeronRuntime aeron = AeronRuntime.launch(new AeronRuntime.Context())) {
             // the hand-over's subscription shares the exchange's result endpoint: one tagged channel string for both
-            final ShardEndpoint shard = new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort, n), Configuration.VOTE_STREAM_ID_DEFAULT,
+            final SliceEndpoint slice = new SliceEndpoint(0, 0, -1, Channels.udpVotes(server, votePort, n), Configuration.VOTE_STREAM_ID_DEFAULT,
                 Channels.udpResultsSubscription(myAddress, n, aeron.aeron().nextCorrelationId()), Configuration.RESULT_STREAM_ID_DEFAULT);
             try (AeronHandOver handOver = new AeronHandOver(new AeronHandOver.Context()
-                     .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).run(run).secret(secret).shard(shard).join(rejoin));
+                     .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).run(run).secret(secret).slice(slice).join(rejoin));
                  AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                      .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).paramCount(net.numParams()).rule(VoteRule.MAJORITY)
-                     .secret(secret).join(rejoin).shards(List.of(shard))
+                     .secret(secret).join(rejoin).slices(List.of(slice))
                      .sideAgent(handOver));                         // the donor sends while it waits for a round
                  DLionJob job = DLionJob.builder(net, OneModelPerProcess.shard(all, id, n, 20), exchange).epochs(epochs)
                      .handOver(handOver).rejoin(rejoin).run(run).checkpoints(checkpoints, 25)

@@ -12,7 +12,7 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.cli.data.FashionMnist;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.job.DLionJob;
@@ -98,7 +98,7 @@ public final class OneModelPerProcess {
                  .aeron(aeron.aeron()).jobId(1).workerId(id).workers(n).paramCount(net.numParams()).rule(VoteRule.MAJORITY)
                  .secret(secret)                                      // the job's secret: HELLOs and the server's answers are signed
                  .join(rejoin)                                        // a restarted worker joins the running job
-                 .shards(List.of(new ShardEndpoint(0, 0, -1, Channels.udpVotes(server, votePort, n), Configuration.VOTE_STREAM_ID_DEFAULT,
+                 .slices(List.of(new SliceEndpoint(0, 0, -1, Channels.udpVotes(server, votePort, n), Configuration.VOTE_STREAM_ID_DEFAULT,
                      Channels.udpResultsSubscription(myAddress, n), Configuration.RESULT_STREAM_ID_DEFAULT))));
              DLionJob job = DLionJob.builder(net, myShard, exchange).epochs(epochs)
                  .handOver(new DirectoryHandOver(syncDir)).rejoin(rejoin) // a live donor's parameters for a restarted worker

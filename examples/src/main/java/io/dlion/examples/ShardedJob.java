@@ -15,7 +15,7 @@ import java.util.zip.GZIPInputStream;
 import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronHandOver;
 import io.dlion.aeron.client.AeronVoteExchange;
@@ -81,13 +81,13 @@ public final class ShardedJob {
         final long params = net.numParams();
         try (AeronRuntime aeron = AeronRuntime.launch(new AeronRuntime.Context())) {
             // slice 0's result channel tagged: the hand-over's subscription to slice 0's relay shares its endpoint
-            final List<ShardEndpoint> slices = topology.endpoints(params, topology.chunkWords(params, Configuration.chunkWords()), n,
+            final List<SliceEndpoint> slices = topology.endpoints(params, topology.chunkWords(params, Configuration.chunkWords()), n,
                 topology.host(rank), aeron.aeron().nextCorrelationId());
             try (AeronHandOver handOver = new AeronHandOver(new AeronHandOver.Context()
-                     .aeron(aeron.aeron()).jobId(1).workerId(rank).workers(n).run(run).secret(secret).shard(slices.get(0)).join(rejoin));
+                     .aeron(aeron.aeron()).jobId(1).workerId(rank).workers(n).run(run).secret(secret).slice(slices.get(0)).join(rejoin));
                  AeronVoteExchange exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
                      .aeron(aeron.aeron()).jobId(1).workerId(rank).workers(n).paramCount(params).rule(VoteRule.MAJORITY)
-                     .secret(secret).join(rejoin).shards(slices)
+                     .secret(secret).join(rejoin).slices(slices)
                      .topology(topology)                        // serve this rank's slice, take over a dead rank's
                      .sliceServers(new SliceServers.Context().roundTimeoutNs(3_000_000_000L).listener(ShardedJob::serving))
                      .sideAgent(handOver));                     // a donor sends while it waits for a round
@@ -112,7 +112,7 @@ public final class ShardedJob {
     }
 
     private static void serving(final AggregationServer server, final boolean takenOver) {
-        System.out.println((takenOver ? "takes over slice " : "serves slice ") + server.context().shard() + " " + server.layout());
+        System.out.println((takenOver ? "takes over slice " : "serves slice ") + server.context().slice() + " " + server.layout());
     }
 
     /** @return a 784-64-10 MLP with Lion, the same seed on every rank. */

@@ -18,7 +18,7 @@ import io.aeron.logbuffer.BufferClaim;
 import io.aeron.logbuffer.FragmentHandler;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.wire.FrameMac;
@@ -133,7 +133,7 @@ public final class AeronRoundBenchmark {
                 final int id = i;
                 connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
                     .aeron(aeron).jobId(JOB).workerId(id).workers(n).paramCount(params).secret(secret).frameMac(frameMac)
-                    .shards(List.of(new ShardEndpoint(0, 0, -1, voteChannel, 11, workerResults, 12))))));
+                    .slices(List.of(new SliceEndpoint(0, 0, -1, voteChannel, 11, workerResults, 12))))));
             }
             for (final Future<AeronVoteExchange> future : connecting) {
                 workers.add(future.get(30, TimeUnit.SECONDS));

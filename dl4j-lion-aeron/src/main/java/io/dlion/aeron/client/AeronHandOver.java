@@ -12,7 +12,7 @@ import io.aeron.Aeron;
 import io.aeron.ChannelUri;
 import io.aeron.CommonContext;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.HandOverBeginFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
@@ -28,7 +28,7 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * A {@link HandOver} over Aeron, relayed by the server of the first shard: no shared directory is needed.
+ * A {@link HandOver} over Aeron, relayed by the server of the first slice: no shared directory is needed.
  * <p>
  * <b>Donor.</b> {@link #give} writes the donor's {@link DLionCheckpoint} (parameters, updater state, round, job and run)
  * to a local temporary file, takes its SHA-256, and queues it; nothing is sent yet. {@link #doWork()} sends a
@@ -113,7 +113,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
     /**
      * Check that this hand-over works with the job's exchange: an {@link AeronVoteExchange} of the same job, worker and
-     * secret, whose first shard is this hand-over's and whose side agent is this hand-over (a donor sends on the passes
+     * secret, whose first slice is this hand-over's and whose side agent is this hand-over (a donor sends on the passes
      * of its exchange's wait, see the class comment). A joining exchange gets the relay subscribed now, if it is not yet.
      * Another exchange (one that wraps an {@code AeronVoteExchange}, e.g. to inject faults) is not checked.
      *
@@ -139,11 +139,11 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             throw new IllegalArgumentException("AeronHandOver.Context.secret must be the exchange's (the job's secret): a joining worker"
                 + " ignores a hand-over without the job's HMAC");
         }
-        final ShardEndpoint first = x.shards().get(0);
-        if (first.shard() != ctx.shard.shard() || !first.resultChannel().equals(ctx.shard.resultChannel())
-            || (x.owners() == null && !first.voteChannel().equals(ctx.shard.voteChannel()))) {
-            throw new IllegalArgumentException("AeronHandOver.Context.shard must be the exchange's first shard, with the identical vote and"
-                + " result channel strings (the relay's frames arrive where the results do), got " + ctx.shard + ", the exchange's is " + first);
+        final SliceEndpoint first = x.slices().get(0);
+        if (first.slice() != ctx.slice.slice() || !first.resultChannel().equals(ctx.slice.resultChannel())
+            || (x.owners() == null && !first.voteChannel().equals(ctx.slice.voteChannel()))) {
+            throw new IllegalArgumentException("AeronHandOver.Context.slice must be the exchange's first slice, with the identical vote and"
+                + " result channel strings (the relay's frames arrive where the results do), got " + ctx.slice + ", the exchange's is " + first);
         }
         this.exchange = (AeronVoteExchange) exchange;
         if (x.join()) {
@@ -190,7 +190,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
     /**
      * Configuration of a worker's network hand-over. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
-     * {@link #workerId(int)}, {@link #workers(int)}, {@link #shard(ShardEndpoint)} (the first shard's channels: its
+     * {@link #workerId(int)}, {@link #workers(int)}, {@link #slice(SliceEndpoint)} (the first slice's channels: its
      * server relays).
      */
     public static final class Context {
@@ -201,7 +201,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         private int workers;
         private JobRun run;
         private byte[] secret;
-        private ShardEndpoint shard;
+        private SliceEndpoint slice;
         private int streamId;
         private boolean join;
         private long timeoutMs = TIMEOUT_MS_DEFAULT;
@@ -245,14 +245,14 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
                 throw new IllegalArgumentException("secret must be at least " + HelloCredentials.MIN_SECRET_LENGTH + " bytes, got "
                     + secret.length);
             }
-            Objects.requireNonNull(shard, "shard");
-            requireSharedEndpoint(shard.resultChannel());
+            Objects.requireNonNull(slice, "slice");
+            requireSharedEndpoint(slice.resultChannel());
             if (streamId == 0) {
-                streamId = shard.voteStreamId() + Configuration.HANDOVER_STREAM_OFFSET;
+                streamId = slice.voteStreamId() + Configuration.HANDOVER_STREAM_OFFSET;
             }
-            if (streamId == shard.voteStreamId() || streamId == shard.resultStreamId() || streamId + 1 == shard.voteStreamId()
-                || streamId + 1 == shard.resultStreamId()) {
-                throw new IllegalArgumentException("streamId and streamId + 1 must differ from the shard's vote and result stream ids, got "
+            if (streamId == slice.voteStreamId() || streamId == slice.resultStreamId() || streamId + 1 == slice.voteStreamId()
+                || streamId + 1 == slice.resultStreamId()) {
+                throw new IllegalArgumentException("streamId and streamId + 1 must differ from the slice's vote and result stream ids, got "
                     + streamId);
             }
             if (timeoutMs <= 0) {
@@ -283,7 +283,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             final String endpoint = uri.get(CommonContext.ENDPOINT_PARAM_NAME);
             if (CommonContext.UDP_MEDIA.equals(uri.media()) && endpoint != null && endpoint.endsWith(":0")
                 && uri.get(CommonContext.TAGS_PARAM_NAME) == null) {
-                throw new IllegalArgumentException("shard's result channel has an ephemeral port (" + endpoint + ") and no tags: the"
+                throw new IllegalArgumentException("slice's result channel has an ephemeral port (" + endpoint + ") and no tags: the"
                     + " hand-over's subscription would get a port of its own, which the server never sends to; give the exchange and the"
                     + " hand-over the same tagged channel, Channels.udpResultsSubscription(host, streams, aeron.nextCorrelationId()): "
                     + resultChannel);
@@ -368,24 +368,24 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         }
 
         /**
-         * @param shard the first shard's endpoint: hand-overs go up its vote channel and come down its result channel. With
+         * @param slice the first slice's endpoint: hand-overs go up its vote channel and come down its result channel. With
          *              UDP results sent to the workers the server accepted (manual multi-destination-cast), give the exchange's
          *              exact endpoint, with a tagged result channel ({@code Channels.udpResultsSubscription(host, workers, tag)}): the
          *              relayed frames then reach the same endpoint and port as the results.
          * @return this for a fluent API.
          */
-        public Context shard(final ShardEndpoint shard) {
-            this.shard = shard;
+        public Context slice(final SliceEndpoint slice) {
+            this.slice = slice;
             return this;
         }
 
-        public ShardEndpoint shard() {
-            return shard;
+        public SliceEndpoint slice() {
+            return slice;
         }
 
         /**
          * @param streamId of the hand-overs on the vote channel, as the server's; they come down the result channel on
-         *                 {@code streamId + 1}. Default (0): the shard's vote stream id +
+         *                 {@code streamId + 1}. Default (0): the slice's vote stream id +
          *                 {@link Configuration#HANDOVER_STREAM_OFFSET}, as the server's default.
          * @return this for a fluent API.
          */

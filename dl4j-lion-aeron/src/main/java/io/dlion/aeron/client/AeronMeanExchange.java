@@ -6,7 +6,7 @@ import java.util.concurrent.TimeoutException;
 import io.aeron.Aeron;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.exchange.ExchangeCounters;
@@ -111,7 +111,7 @@ public final class AeronMeanExchange implements MeanExchange {
 
     /**
      * Configuration of one worker's dense exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
-     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
+     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #slices(List)} one
      * server on the {@link Configuration} channels covers every parameter. The job's shared settings are
      * {@link JobContext}'s ({@code rule} and {@code chunkWords} do not apply: the slices' chunks are
      * {@link GradientChunkFlyweight#CHUNK_WORDS} words), the exchange's {@link ExchangeContext}'s.
@@ -132,7 +132,7 @@ public final class AeronMeanExchange implements MeanExchange {
             if (paramCount() > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("paramCount must be at most 2^31 - 9 for dense sharing, got " + paramCount());
             }
-            ShardEndpoint.checkCover(shards(), paramCount(), GradientChunkFlyweight.CHUNK_WORDS);
+            SliceEndpoint.checkCover(slices(), paramCount(), GradientChunkFlyweight.CHUNK_WORDS);
             return this;
         }
     }

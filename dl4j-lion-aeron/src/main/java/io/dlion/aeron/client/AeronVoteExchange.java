@@ -11,7 +11,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.SliceServers;
@@ -24,8 +24,8 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * A worker's end of the vote over Aeron. For every shard it owns an {@link ExclusivePublication} for its vote
- * chunks and a {@link Subscription} for the shard server's result chunks.
+ * A worker's end of the vote over Aeron. For every slice it owns an {@link ExclusivePublication} for its vote
+ * chunks and a {@link Subscription} for the slice server's result chunks.
  * <p>
  * {@link #submit} copies the vote and sends the chunks the publications accept without waiting;
  * {@link #await} sends the rest while it collects result chunks (results of early chunks arrive while late
@@ -35,7 +35,7 @@ import org.agrona.concurrent.IdleStrategy;
  * body, padded to Aeron's 32-byte frame alignment.
  * <p>
  * Voters: every result frame names the workers it counts. When a worker is dropped in the middle of a round (at the
- * server's deadline, after some chunks were voted with it), or the shards' voters differ, the chunks of one round
+ * server's deadline, after some chunks were voted with it), or the slices' voters differ, the chunks of one round
  * count different numbers of voters. With MAJORITY that does not change Delta (the result's voter mask is the
  * workers counted in every chunk). With AVERAGE the result gets one segment per run of chunks with the same count
  * ({@link RoundResult#averageSegments}), its voter mask is every worker counted anywhere, and each parameter is applied
@@ -46,16 +46,16 @@ import org.agrona.concurrent.IdleStrategy;
  * {@link #submit} on this exchange; copy what must outlive it.
  * <p>
  * Slices that move: in a sharded job ({@link Context#owners(SliceOwners)}) a slice whose server died moves to the next
- * live rank; the exchange points that shard's votes at the new server, sends the round again once it proves itself and
+ * live rank; the exchange points that slice's votes at the new server, sends the round again once it proves itself and
  * reads the slice's result again whole ({@link SliceOwners} has the rule). Given the job's {@link Context#topology(Topology)},
  * the exchange also serves: it starts this rank's slice server before it connects, starts the server of every slice the
  * rule moves to this rank ({@link SliceServers}), and closes them with itself; a worker made with
  * {@link Context#join(boolean) join(true)} serves nothing and finds each slice's server along the ring.
  * <p>
- * Parts, one job each: the {@link RoundLoop} runs the rounds over one {@link SliceLink} per shard (its publication and
- * subscription, the frames it sends and receives, where the shard stands in the round; its {@link ServerProof} decides
+ * Parts, one job each: the {@link RoundLoop} runs the rounds over one {@link SliceLink} per slice (its publication and
+ * subscription, the frames it sends and receives, where the slice stands in the round; its {@link ServerProof} decides
  * which server session it believes), the same loop and links as {@link AeronMeanExchange}'s, with a {@link VotePayload}
- * (the vote words and the {@link ResultAssembly} the shards' result chunks are decoded into, through each link's
+ * (the vote words and the {@link ResultAssembly} the slices' result chunks are decoded into, through each link's
  * {@link VoteSliceCodec}); {@link WorkerSession} holds the round cursor, joining, join notices and HELLO credentials.
  * This class checks the call order and adds what only the vote has: joining, rejoin, slice failover and side work.
  * <p>
@@ -67,8 +67,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private final Context ctx;
     private final VotePayload payload;
     private final RoundLoop<RoundResult> loop;
-    /** With {@link Context#owners(SliceOwners)}: the rank each shard's publication goes to. */
-    private final int[] shardOwner;
+    /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
+    private final int[] sliceOwner;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
@@ -76,18 +76,18 @@ public final class AeronVoteExchange implements VoteExchange {
     private final IntSupplier roundWork = () -> moveLostSlices() + sideWork();
 
     /**
-     * Connect to every shard's server: says HELLO (repeated until answered) and waits up to the connect timeout for the
+     * Connect to every slice's server: says HELLO (repeated until answered) and waits up to the connect timeout for the
      * server's HELLO_ACK, which proves the server and the session its results come on.
      *
      * @param ctx configuration, concluded here.
-     * @throws IllegalStateException when a shard does not connect in time.
+     * @throws IllegalStateException when a slice does not connect in time.
      */
     public AeronVoteExchange(final Context ctx) {
         this.ctx = ctx.conclude();
         this.payload = new VotePayload(ctx);
-        this.shardOwner = new int[ctx.shards.size()];
-        for (int i = 0; i < shardOwner.length; i++) {
-            shardOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.shards.get(i).shard());
+        this.sliceOwner = new int[ctx.slices.size()];
+        for (int i = 0; i < sliceOwner.length; i++) {
+            sliceOwner[i] = ctx.owners == null ? -1 : ctx.owners.owner(ctx.slices.get(i).slice());
         }
         this.sliceServers = ctx.sliceServers;
         try {
@@ -109,12 +109,12 @@ public final class AeronVoteExchange implements VoteExchange {
 
     /**
      * Start over as a joining worker (for a worker whose round result was lost, {@link RejoinRequiredException}): close
-     * every shard's publication and subscription, so the servers see this worker's session end, and connect again with
+     * every slice's publication and subscription, so the servers see this worker's session end, and connect again with
      * new ones (a new session) that say a join HELLO, as an exchange made with {@link Context#join(boolean) join(true)}
      * does; {@link #awaitJoin} follows. A hand-over that subscribes to the relay does so first
      * ({@link AeronHandOver#prepareTake()}).
      *
-     * @throws IllegalStateException when a shard does not connect in time.
+     * @throws IllegalStateException when a slice does not connect in time.
      */
     @Override
     public void rejoin() {
@@ -129,11 +129,11 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     /**
-     * @param shard index of a shard.
+     * @param slice index of a slice.
      * @return the vote channel of its server now (it moves with its slice, {@link Context#owners(SliceOwners)}).
      */
-    String voteChannel(final int shard) {
-        return loop.links()[shard].endpoint().voteChannel();
+    String voteChannel(final int slice) {
+        return loop.links()[slice].endpoint().voteChannel();
     }
 
     /** @return the concluded configuration, for the hand-over's checks. */
@@ -165,7 +165,7 @@ public final class AeronVoteExchange implements VoteExchange {
      * @param timeoutMillis how long to wait at most.
      * @return the result; its arrays are reused by the next round, valid until the next {@link #submit}.
      * @throws TimeoutException        when the result is not complete in time.
-     * @throws QuorumLostException     when a shard's server aborted the round.
+     * @throws QuorumLostException     when a slice's server aborted the round.
      * @throws RejoinRequiredException when a server tells this worker to rejoin, or a frame of a later round arrives while
      *                                 this round's result is incomplete (the rest of it will never come).
      */
@@ -175,15 +175,15 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     /**
-     * {@link #await(long, long)}, giving each shard's part of the result to {@code parts} as soon as the shard's last result
-     * chunk is read (the shards' parts cover the parameters once; see {@link VoteExchange#await(long, long, ResultParts)}).
+     * {@link #await(long, long)}, giving each slice's part of the result to {@code parts} as soon as the slice's last result
+     * chunk is read (the slices' parts cover the parameters once; see {@link VoteExchange#await(long, long, ResultParts)}).
      *
      * @param round         the round submitted last.
      * @param timeoutMillis how long to wait at most.
-     * @param parts         receives the shards' parts, or null.
+     * @param parts         receives the slices' parts, or null.
      * @return the result, as {@link #await(long, long)}.
      * @throws TimeoutException        when the result is not complete in time.
-     * @throws QuorumLostException     when a shard's server aborted the round.
+     * @throws QuorumLostException     when a slice's server aborted the round.
      * @throws RejoinRequiredException when a server tells this worker to rejoin (see {@link #await(long, long)}).
      */
     @Override
@@ -194,12 +194,12 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     /**
-     * For an exchange made with {@link Context#join(boolean) join(true)}: wait until every shard's server has
+     * For an exchange made with {@link Context#join(boolean) join(true)}: wait until every slice's server has
      * announced the round this worker votes in first (its JOIN_NOTICE). Results of earlier rounds are read and
      * dropped meanwhile.
      *
      * @param timeoutMillis how long to wait at most.
-     * @return the notice: the first round (the latest over the shards) and the donor, whose parameters at the start
+     * @return the notice: the first round (the latest over the slices) and the donor, whose parameters at the start
      *     of that round this worker must take before it votes.
      * @throws TimeoutException when no notice arrived in time.
      */
@@ -260,7 +260,7 @@ public final class AeronVoteExchange implements VoteExchange {
             if (!link.serverSilent(now, owners.silenceNs())) {
                 continue;
             }
-            final int slice = link.endpoint().shard();
+            final int slice = link.endpoint().slice();
             if (link.connected()) {
                 final int lost = owners.owner(slice);
                 owners.onServerLost(slice);
@@ -277,15 +277,15 @@ public final class AeronVoteExchange implements VoteExchange {
         return work;
     }
 
-    /** Point every shard at its slice's server by the owners' view: the dead rank's other slices move too. */
+    /** Point every slice at its slice's server by the owners' view: the dead rank's other slices move too. */
     private int followOwners() {
         final SliceLink[] links = loop.links();
         int moved = 0;
         for (int i = 0; i < links.length; i++) {
-            final int owner = ctx.owners.owner(links[i].endpoint().shard());
-            if (owner != shardOwner[i]) {
-                shardOwner[i] = owner;
-                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().shard()));
+            final int owner = ctx.owners.owner(links[i].endpoint().slice());
+            if (owner != sliceOwner[i]) {
+                sliceOwner[i] = owner;
+                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().slice()));
                 moved++;
             }
         }
@@ -295,7 +295,7 @@ public final class AeronVoteExchange implements VoteExchange {
     /** @return true when a slice server of rank r has proven itself to this worker and is not silent. */
     private boolean isAlive(final int r) {
         for (final SliceLink link : loop.links()) {
-            if (link.connected() && shardOwner[link.index()] == r) {
+            if (link.connected() && sliceOwner[link.index()] == r) {
                 return true;
             }
         }
@@ -327,11 +327,11 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     /**
-     * @param shard index of a shard in {@link Context#shards()}.
-     * @return the {@code host:port} this worker's results of that shard arrive on (UDP), or null (IPC).
+     * @param slice index of a slice in {@link Context#slices()}.
+     * @return the {@code host:port} this worker's results of that slice arrive on (UDP), or null (IPC).
      */
-    public String resultEndpoint(final int shard) {
-        return loop.links()[shard].resultEndpoint();
+    public String resultEndpoint(final int slice) {
+        return loop.links()[slice].resultEndpoint();
     }
 
     /** @return this worker's Aeron counters. */
@@ -354,15 +354,15 @@ public final class AeronVoteExchange implements VoteExchange {
         loop.connect(this::moveLostSlices);
         if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final SliceLink link : loop.links()) {
-                ctx.owners.onFound(link.endpoint().shard());
+                ctx.owners.onFound(link.endpoint().slice());
             }
         }
     }
 
     /**
      * Configuration of one worker's exchange. Required: {@link #aeron(Aeron)}, {@link #jobId(int)},
-     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #shards(List)} one
-     * shard on the {@link Configuration} channels covers every parameter. The job's shared settings are
+     * {@link #workerId(int)}, {@link #workers(int)}, {@link #paramCount(long)}; without {@link #slices(List)} one
+     * slice on the {@link Configuration} channels covers every parameter. The job's shared settings are
      * {@link JobContext}'s, the exchange's {@link ExchangeContext}'s; joining and side work are the vote exchange's own.
      */
     public static final class Context extends ExchangeContext<Context> {
@@ -385,16 +385,16 @@ public final class AeronVoteExchange implements VoteExchange {
                 concludeServing();
             }
             super.conclude();
-            ShardEndpoint.checkCover(shards(), paramCount(), chunkWords());
+            SliceEndpoint.checkCover(slices(), paramCount(), chunkWords());
             if (owners != null) {
-                if (shards.size() != owners.slices()) {
-                    throw new IllegalArgumentException("owners: " + owners.slices() + " slices, the shards are " + shards.size());
+                if (slices.size() != owners.slices()) {
+                    throw new IllegalArgumentException("owners: " + owners.slices() + " slices, the endpoints " + slices.size());
                 }
-                final List<ShardEndpoint> served = new ArrayList<>(shards.size());
-                for (final ShardEndpoint shard : shards) {
-                    served.add(shard.withVoteChannel(owners.voteChannel(shard.shard())));
+                final List<SliceEndpoint> served = new ArrayList<>(slices.size());
+                for (final SliceEndpoint slice : slices) {
+                    served.add(slice.withVoteChannel(owners.voteChannel(slice.slice())));
                 }
-                shards = served;
+                slices = served;
             }
             return this;
         }
@@ -434,7 +434,7 @@ public final class AeronVoteExchange implements VoteExchange {
          * {@link #workerId(int)}: the exchange starts this rank's slice server, takes over the slice of every dead rank
          * the failover rule gives to it ({@link SliceOwners}) and closes its servers with itself; with
          * {@link #join(boolean) join(true)} it serves nothing and finds each slice's server. The chunk size becomes the
-         * topology's ({@link Topology#chunkWords(long, int)}); without {@link #shards(List)} the slices' endpoints are the
+         * topology's ({@link Topology#chunkWords(long, int)}); without {@link #slices(List)} the slices' endpoints are the
          * topology's, with results arriving on this rank's host. What is asked of the servers is
          * {@link #sliceServers(SliceServers.Context)}.
          *
@@ -477,8 +477,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 throw new IllegalArgumentException("owners: give either a topology (the exchange serves and moves slices) or owners, not both");
             }
             chunkWords(topology.chunkWords(paramCount(), chunkWords()));
-            if (shards.isEmpty()) {
-                shards = topology.endpoints(paramCount(), chunkWords(), workers(), topology.host(workerId));
+            if (slices.isEmpty()) {
+                slices = topology.endpoints(paramCount(), chunkWords(), workers(), topology.host(workerId));
             }
             final SliceServers.Context s = serving == null ? new SliceServers.Context() : serving;
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
@@ -492,8 +492,8 @@ public final class AeronVoteExchange implements VoteExchange {
 
         /**
          * @param owners who serves which slice of a sharded job over UDP, and what happens when a slice's server dies: the
-         *               slice moves to the next live rank ({@link SliceOwners}); the shards' vote channels are its. Null
-         *               (default): the shards' servers never move (a restarted server is found where it was).
+         *               slice moves to the next live rank ({@link SliceOwners}); the slices' vote channels are its. Null
+         *               (default): the slices' servers never move (a restarted server is found where it was).
          * @return this for a fluent API.
          */
         public Context owners(final SliceOwners owners) {

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.aeron.Aeron;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
@@ -18,7 +18,7 @@ import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * What a worker's exchange needs whatever its payload, on top of the job's shared settings ({@link JobContext}): the
- * Aeron client, this worker's id, the slice servers' endpoints ({@link ShardEndpoint}s: one for the star, one per rank
+ * Aeron client, this worker's id, the slice servers' endpoints ({@link SliceEndpoint}s: one for the star, one per rank
  * for the sharded topology), how long to wait for them, and the clocks and idle strategy of its waits. The vote
  * exchange's ({@link AeronVoteExchange.Context}) and the dense exchange's ({@link AeronMeanExchange.Context}) contexts
  * extend it; a {@link SliceLink} reads its slice's settings from here.
@@ -28,7 +28,7 @@ import org.agrona.concurrent.SystemNanoClock;
 public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobContext<T> {
     Aeron aeron;
     int workerId = -1;
-    List<ShardEndpoint> shards = new ArrayList<>();
+    List<SliceEndpoint> slices = new ArrayList<>();
     long connectTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.connectTimeoutMs());
     int fragmentLimit = Configuration.fragmentLimit();
     long firstRound;
@@ -41,9 +41,9 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     }
 
     /**
-     * Validate the shared and the exchange settings; without {@link #shards(List)} one slice on the {@link Configuration}
+     * Validate the shared and the exchange settings; without {@link #slices(List)} one slice on the {@link Configuration}
      * channels covers every parameter. A subclass calls this first, then checks that the slices cover the parameters on
-     * its payload's chunk grid ({@link ShardEndpoint#checkCover}) and validates its own settings.
+     * its payload's chunk grid ({@link SliceEndpoint#checkCover}) and validates its own settings.
      *
      * @return this for a fluent API.
      * @throws IllegalArgumentException naming the field that is wrong.
@@ -56,8 +56,8 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
         if (workerId < 0 || workerId >= workers()) {
             throw new IllegalArgumentException("workerId must be in [0, workers=" + workers() + "), got " + workerId);
         }
-        if (shards.isEmpty()) {
-            shards = List.of(ShardEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
+        if (slices.isEmpty()) {
+            slices = List.of(SliceEndpoint.whole(Configuration.voteChannel(), Configuration.resultChannel()));
         }
         if (connectTimeoutNs <= 0) {
             throw new IllegalArgumentException("connectTimeoutNs must be > 0, got " + connectTimeoutNs);
@@ -103,18 +103,18 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     }
 
     /**
-     * @param shards the slice servers' channels and streams, covering [0, paramCount) in order, with slice bounds on the
+     * @param slices the slice servers' channels and streams, covering [0, paramCount) in order, with slice bounds on the
      *               payload's chunk grid ({@link io.dlion.aeron.Topology#endpoints}); one endpoint for the star.
      * @return this for a fluent API.
      */
-    public T shards(final List<ShardEndpoint> shards) {
-        this.shards = new ArrayList<>(shards);
+    public T slices(final List<SliceEndpoint> slices) {
+        this.slices = new ArrayList<>(slices);
         return self();
     }
 
     /** @return the slice servers' channels and streams, empty before {@link #conclude()} for the defaults. */
-    public List<ShardEndpoint> shards() {
-        return shards;
+    public List<SliceEndpoint> slices() {
+        return slices;
     }
 
     /**

@@ -26,7 +26,7 @@ import org.agrona.CloseHelper;
 
 /**
  * The donor's side of the network hand-over ({@link AeronHandOver}): the publication up to the server's relay (the
- * first shard's vote channel, the hand-over stream), the hand-overs given and not yet sent, oldest first, and the
+ * first slice's vote channel, the hand-over stream), the hand-overs given and not yet sent, oldest first, and the
  * sending of their frames, a {@code HANDOVER_BEGIN} and then {@code HANDOVER_CHUNK}s of the checkpoint file, only as
  * many as the publication takes without waiting. Not thread-safe: the training thread only.
  */
@@ -42,7 +42,7 @@ final class HandOverDonor implements AutoCloseable {
     private final HandOverBeginFlyweight beginOut = new HandOverBeginFlyweight();
     private final HandOverChunkFlyweight chunkOut = new HandOverChunkFlyweight();
     private final ArrayDeque<Outgoing> outgoing = new ArrayDeque<>();
-    private final byte[] slice;
+    private final byte[] piece;
 
     /** A hand-over being sent. */
     private static final class Outgoing {
@@ -74,9 +74,9 @@ final class HandOverDonor implements AutoCloseable {
         this.ctx = ctx;
         this.mac = mac;
         this.runHash = ctx.run().runHash();
-        this.voteChannel = ctx.shard().voteChannel();
+        this.voteChannel = ctx.slice().voteChannel();
         this.publication = ctx.aeron().addExclusivePublication(voteChannel, ctx.streamId());
-        this.slice = new byte[publication.maxPayloadLength() - HandOverChunkFlyweight.DATA_OFFSET];
+        this.piece = new byte[publication.maxPayloadLength() - HandOverChunkFlyweight.DATA_OFFSET];
     }
 
     /**
@@ -152,14 +152,14 @@ final class HandOverDonor implements AutoCloseable {
             if (!claim(length)) {
                 return 0;
             }
-            beginOut.wrap(claim.buffer(), claim.offset()).encode(ctx.jobId(), o.notice.round(), ctx.workerId(), ctx.shard().shard(),
+            beginOut.wrap(claim.buffer(), claim.offset()).encode(ctx.jobId(), o.notice.round(), ctx.workerId(), ctx.slice().slice(),
                 o.notice.worker(), runHash, o.length, o.digest, mac);
             claim.commit();
             o.begun = true;
             frames++;
         }
         while (frames < ctx.framesPerCycle() && o.sent < o.length) {
-            final int n = (int) Math.min(slice.length, o.length - o.sent);
+            final int n = (int) Math.min(piece.length, o.length - o.sent);
             if (!claim(HandOverChunkFlyweight.length(n))) {
                 break;
             }
@@ -170,8 +170,8 @@ final class HandOverDonor implements AutoCloseable {
                 finish(o);
                 throw new UncheckedIOException("worker " + ctx.workerId() + ": cannot read the hand-over file " + o.file, ex);
             }
-            chunkOut.wrap(claim.buffer(), claim.offset()).encode(ctx.jobId(), o.notice.round(), ctx.workerId(), ctx.shard().shard(),
-                o.notice.worker(), o.sent, slice, 0, n);
+            chunkOut.wrap(claim.buffer(), claim.offset()).encode(ctx.jobId(), o.notice.round(), ctx.workerId(), ctx.slice().slice(),
+                o.notice.worker(), o.sent, piece, 0, n);
             claim.commit();
             o.sent += n;
             frames++;
@@ -202,7 +202,7 @@ final class HandOverDonor implements AutoCloseable {
     }
 
     private void readFully(final FileChannel channel, final long position, final int n) throws IOException {
-        final ByteBuffer dst = ByteBuffer.wrap(slice, 0, n);
+        final ByteBuffer dst = ByteBuffer.wrap(piece, 0, n);
         long at = position;
         while (dst.hasRemaining()) {
             final int read = channel.read(dst, at);

@@ -29,7 +29,7 @@ import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The joining worker's side of the network hand-over ({@link AeronHandOver}): the subscription to the server's relay
- * (the first shard's result channel, the hand-over stream + 1), open from {@link #subscribe()} (before the exchange's
+ * (the first slice's result channel, the hand-over stream + 1), open from {@link #subscribe()} (before the exchange's
  * join HELLO) until the hand-over is taken, and the reading and checking of its donor's frames. Not thread-safe: the
  * training thread only.
  */
@@ -57,7 +57,7 @@ final class HandOverJoiner implements AutoCloseable {
     /** Subscribe to the relay now, if not yet. */
     void subscribe() {
         if (subscription == null) {
-            subscription = ctx.aeron().addSubscription(ctx.shard().resultChannel(), ctx.streamId() + 1);
+            subscription = ctx.aeron().addSubscription(ctx.slice().resultChannel(), ctx.streamId() + 1);
         }
     }
 
@@ -175,10 +175,10 @@ final class HandOverJoiner implements AutoCloseable {
                     && length > HandOverChunkFlyweight.DATA_OFFSET) {
                     onChunk(chunkIn.wrapForRead(buffer, offset), length);
                 } else if (msg.type() == MessageType.HANDOVER_CHUNK && !begun) {
-                    // a slice of this worker's own transfer before its begin frame: the begin went out before this
+                    // a piece of this worker's own transfer before its begin frame: the begin went out before this
                     // subscription listened, and the relay cannot send it again; waiting would only time out
                     error = new IOException("worker " + ctx.workerId() + ": the hand-over from worker " + notice.donor() + " for round "
-                        + notice.round() + " began before this worker listened to the relay (a slice at byte "
+                        + notice.round() + " began before this worker listened to the relay (a piece at byte "
                         + chunkIn.wrapForRead(buffer, offset).payloadOffset() + " came first); subscribe before the exchange's join HELLO"
                         + " (AeronHandOver.Context.join(true), or prepareTake()) and join again");
                 } else {
@@ -217,7 +217,7 @@ final class HandOverJoiner implements AutoCloseable {
         private void onChunk(final HandOverChunkFlyweight chunk, final int frameLength) throws IOException {
             final int n = frameLength - HandOverChunkFlyweight.DATA_OFFSET;
             if (chunk.payloadOffset() != received || received + n > length) {
-                throw new IOException("worker " + ctx.workerId() + ": hand-over from worker " + notice.donor() + " broken: a slice at byte "
+                throw new IOException("worker " + ctx.workerId() + ": hand-over from worker " + notice.donor() + " broken: a piece at byte "
                     + chunk.payloadOffset() + " of " + n + " bytes, expected byte " + received + " of " + length);
             }
             if (HandOverJoiner.this.received.length < n) {

@@ -1,6 +1,6 @@
 package io.dlion.aeron.client;
 
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 
 /**
@@ -34,8 +34,8 @@ final class MeanPayload implements RoundPayload<float[]> {
     }
 
     @Override
-    public SliceCodec sliceCodec(final int index, final ShardEndpoint endpoint) {
-        return new MeanSliceCodec(endpoint.shard(), ctx, gradient, mean);
+    public SliceCodec sliceCodec(final int index, final SliceEndpoint endpoint) {
+        return new MeanSliceCodec(endpoint.slice(), ctx, gradient, mean);
     }
 
     @Override

@@ -17,22 +17,22 @@ import org.agrona.MutableDirectBuffer;
 final class MeanSliceCodec implements SliceCodec {
     private final int jobId;
     private final int workerId;
-    private final int shard;
+    private final int slice;
     private final float[] gradient;
     private final float[] mean;
     private final GradientChunkFlyweight gradientOut = new GradientChunkFlyweight();
     private final MeanChunkFlyweight meanIn = new MeanChunkFlyweight();
 
     /**
-     * @param shard    the slice's shard number, carried in every header.
+     * @param slice    the slice's number, carried in every header.
      * @param ctx      the exchange's concluded configuration.
      * @param gradient the worker's gradient, read when chunks are sent.
      * @param mean     where the means go, the whole vector.
      */
-    MeanSliceCodec(final int shard, final ExchangeContext<?> ctx, final float[] gradient, final float[] mean) {
+    MeanSliceCodec(final int slice, final ExchangeContext<?> ctx, final float[] gradient, final float[] mean) {
         this.jobId = ctx.jobId();
         this.workerId = ctx.workerId();
-        this.shard = shard;
+        this.slice = slice;
         this.gradient = gradient;
         this.mean = mean;
     }
@@ -55,7 +55,7 @@ final class MeanSliceCodec implements SliceCodec {
     @Override
     public void encodeChunk(final MutableDirectBuffer buffer, final int offset, final long round, final int wordOffset, final int words,
         final long params) {
-        gradientOut.wrap(buffer, offset).encode(jobId, round, wordOffset, words, workerId, shard, gradient, (int) params);
+        gradientOut.wrap(buffer, offset).encode(jobId, round, wordOffset, words, workerId, slice, gradient, (int) params);
     }
 
     /** Check the encoding and the length (header, voter set, one float per parameter), and copy the mean. */

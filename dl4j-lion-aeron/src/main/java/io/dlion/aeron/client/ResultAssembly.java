@@ -11,7 +11,7 @@ import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 
 /**
- * Turns the result chunks of every shard into the round's {@link RoundResult}, in buffers allocated once: a round in
+ * Turns the result chunks of every slice into the round's {@link RoundResult}, in buffers allocated once: a round in
  * steady state allocates nothing that grows with the parameter count (the result object itself is a few fields that
  * point at these buffers).
  * <p>
@@ -29,10 +29,10 @@ import io.dlion.vote.VoterSet;
  * until the next round's chunks arrive, i.e. until the next {@code submit} on the exchange; a caller that needs a
  * result longer copies it.
  * <p>
- * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per shard
- * ({@link #restartShard} when a shard's server was restarted mid-round and sends the round again), then
- * {@link #complete(long)} once every shard's chunks are in ({@link #giveShard} for each shard whose chunks are, to apply a
- * shard's part before the others arrive). Not thread-safe.
+ * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per slice
+ * ({@link #restartSlice} when a slice's server was restarted mid-round and sends the round again), then
+ * {@link #complete(long)} once every slice's chunks are in ({@link #giveSlice} for each slice whose chunks are, to apply a
+ * slice's part before the others arrive). Not thread-safe.
  */
 final class ResultAssembly {
     private final VoteRule rule;
@@ -50,7 +50,7 @@ final class ResultAssembly {
     private final long[][][] planeViews;
     /** MAJORITY: a chunk of this round had an even number of voters (ternary). */
     private boolean ternary;
-    /** Per shard: intersection and union of the voter sets of the round's chunks so far. */
+    /** Per slice: intersection and union of the voter sets of the round's chunks so far. */
     private final VoterSet[] votersAll;
     private final VoterSet[] votersAny;
     private final VoterSet everyWorker;
@@ -58,7 +58,7 @@ final class ResultAssembly {
     private final VoterSet scratchAny;
     /** The voters of the completed round, reused round after round. */
     private final VoterSet resultVoters;
-    /** Per shard, AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
+    /** Per slice, AVERAGE: runs of result chunks with the same voter count in this round, in word order (first word, count). */
     private final int[][] runStart;
     private final int[][] runVoters;
     private final int[] runs;
@@ -67,9 +67,9 @@ final class ResultAssembly {
      * @param rule       the servers' rule.
      * @param paramCount parameters of the vector.
      * @param workers    workers of the job: the largest voter count.
-     * @param shards     number of shards.
+     * @param slices     number of slices.
      */
-    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int shards) {
+    ResultAssembly(final VoteRule rule, final long paramCount, final int workers, final int slices) {
         this.rule = rule;
         this.paramCount = paramCount;
         this.totalWords = (int) ((paramCount + 63) >>> 6);
@@ -96,35 +96,35 @@ final class ResultAssembly {
         this.everyWorker = VoterSet.all(workers);
         this.scratchAll = new VoterSet(workers);
         this.scratchAny = new VoterSet(workers);
-        this.votersAll = new VoterSet[shards];
-        this.votersAny = new VoterSet[shards];
-        for (int s = 0; s < shards; s++) {
+        this.votersAll = new VoterSet[slices];
+        this.votersAny = new VoterSet[slices];
+        for (int s = 0; s < slices; s++) {
             votersAll[s] = new VoterSet(workers);
             votersAny[s] = new VoterSet(workers);
         }
-        this.runStart = new int[shards][2];
-        this.runVoters = new int[shards][2];
-        this.runs = new int[shards];
+        this.runStart = new int[slices][2];
+        this.runVoters = new int[slices][2];
+        this.runs = new int[slices];
     }
 
     /** A new round: forget the voter sets and counts of the last one (its buffers are overwritten chunk by chunk). */
     void startRound() {
         ternary = false;
         for (int s = 0; s < runs.length; s++) {
-            resetShard(s);
+            resetSlice(s);
         }
     }
 
     /**
-     * A shard's server was restarted in the middle of the round and will send all of it again: drop what the old one
+     * A slice's server was restarted in the middle of the round and will send all of it again: drop what the old one
      * sent.
      *
-     * @param shard    index of the shard.
-     * @param fromWord first word of the shard.
+     * @param slice    index of the slice.
+     * @param fromWord first word of the slice.
      * @param toWord   the word after its last.
      */
-    void restartShard(final int shard, final int fromWord, final int toWord) {
-        resetShard(shard);
+    void restartSlice(final int slice, final int fromWord, final int toWord) {
+        resetSlice(slice);
         if (sign != null) {
             Arrays.fill(sign, fromWord, toWord, 0L);
         }
@@ -142,7 +142,7 @@ final class ResultAssembly {
      * Decode one result chunk straight into the buffers. The frame around it was checked by the caller (encoding,
      * length).
      *
-     * @param shard      index of the shard that sent it.
+     * @param slice      index of the slice that sent it.
      * @param body       the buffer holding the encoded chunk.
      * @param index      where the encoded chunk starts in {@code body}.
      * @param params     parameters in the chunk.
@@ -152,7 +152,7 @@ final class ResultAssembly {
      * @return false when the body does not decode (its words are then zero: the chunk is missing until a valid one
      *     rewrites them).
      */
-    boolean accept(final int shard, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
+    boolean accept(final int slice, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
         final VoterSet voterSet) {
         final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];
@@ -179,15 +179,15 @@ final class ResultAssembly {
             for (int p = downlink.planes(); p < planes.length; p++) {
                 Arrays.fill(planes[p], wordOffset, wordOffset + words, 0L);
             }
-            addRun(shard, wordOffset, voters);
+            addRun(slice, wordOffset, voters);
         }
-        votersAll[shard].and(voterSet);
-        votersAny[shard].or(voterSet);
+        votersAll[slice].and(voterSet);
+        votersAny[slice].or(voterSet);
         return true;
     }
 
     /**
-     * The round's result, once every chunk of every shard was accepted. With MAJORITY the voters are the workers
+     * The round's result, once every chunk of every slice was accepted. With MAJORITY the voters are the workers
      * counted in every chunk (or, if none is, in any); with AVERAGE every worker counted anywhere, and one segment per
      * run of chunks with the same count when the counts differ.
      *
@@ -210,37 +210,37 @@ final class ResultAssembly {
     }
 
     /**
-     * Give a shard's part of the round's result, once every chunk of the shard was accepted: with MAJORITY one part over
-     * the shard (its voters; the tie words when a chunk of the round so far had an even number of voters, as
-     * {@link #complete} decides for the whole), with AVERAGE one part per run of the shard's chunks with the same voter
+     * Give a slice's part of the round's result, once every chunk of the slice was accepted: with MAJORITY one part over
+     * the slice (its voters; the tie words when a chunk of the round so far had an even number of voters, as
+     * {@link #complete} decides for the whole), with AVERAGE one part per run of the slice's chunks with the same voter
      * count. The parts' arrays are this assembly's buffers.
      *
-     * @param shard    index of the shard.
-     * @param fromWord first word of the shard.
+     * @param slice    index of the slice.
+     * @param fromWord first word of the slice.
      * @param toWord   the word after its last.
      * @param round    the round.
      * @param parts    receives the parts.
      */
-    void giveShard(final int shard, final int fromWord, final int toWord, final long round, final VoteExchange.ResultParts parts) {
+    void giveSlice(final int slice, final int fromWord, final int toWord, final long round, final VoteExchange.ResultParts parts) {
         if (rule == VoteRule.MAJORITY) {
-            final VoterSet voterSet = votersAll[shard].isEmpty() ? votersAny[shard] : votersAll[shard];
+            final VoterSet voterSet = votersAll[slice].isEmpty() ? votersAny[slice] : votersAll[slice];
             final int voters = voterSet.count();
             final RoundResult part = RoundResult.majority(round, paramCount, voters, voterSet, sign,
                 ternary || (voters & 1) == 0 ? tieWords() : null);
             parts.onPart(part, (long) fromWord << 6, Math.min((long) toWord << 6, paramCount));
             return;
         }
-        for (int r = 0; r < runs[shard]; r++) {
-            final int voters = runVoters[shard][r];
-            final int end = r + 1 < runs[shard] ? runStart[shard][r + 1] : toWord;
-            final RoundResult part = RoundResult.average(round, paramCount, voters, votersAny[shard],
+        for (int r = 0; r < runs[slice]; r++) {
+            final int voters = runVoters[slice][r];
+            final int end = r + 1 < runs[slice] ? runStart[slice][r + 1] : toWord;
+            final RoundResult part = RoundResult.average(round, paramCount, voters, votersAny[slice],
                 planeViews[VoteAggregator.planes(voters)]);
-            parts.onPart(part, (long) runStart[shard][r] << 6, Math.min((long) end << 6, paramCount));
+            parts.onPart(part, (long) runStart[slice][r] << 6, Math.min((long) end << 6, paramCount));
         }
     }
 
     /**
-     * The AVERAGE result of a complete round: one voter count, or segments where the chunks' counts differ (the shards'
+     * The AVERAGE result of a complete round: one voter count, or segments where the chunks' counts differ (the slices'
      * runs of equal counts, in word order).
      */
     private RoundResult averageResult(final long round, final VoterSet mask) {
@@ -270,24 +270,24 @@ final class ResultAssembly {
         return RoundResult.averageSegments(round, paramCount, mask, counts, starts, voters);
     }
 
-    private void resetShard(final int shard) {
-        votersAll[shard].copyFrom(everyWorker);
-        votersAny[shard].clear();
-        runs[shard] = 0;
+    private void resetSlice(final int slice) {
+        votersAll[slice].copyFrom(everyWorker);
+        votersAny[slice].clear();
+        runs[slice] = 0;
     }
 
-    private void addRun(final int shard, final int wordOffset, final int voters) {
-        final int n = runs[shard];
-        if (n > 0 && runVoters[shard][n - 1] == voters) {
+    private void addRun(final int slice, final int wordOffset, final int voters) {
+        final int n = runs[slice];
+        if (n > 0 && runVoters[slice][n - 1] == voters) {
             return;
         }
-        if (n == runStart[shard].length) {
-            runStart[shard] = Arrays.copyOf(runStart[shard], 2 * n);
-            runVoters[shard] = Arrays.copyOf(runVoters[shard], 2 * n);
+        if (n == runStart[slice].length) {
+            runStart[slice] = Arrays.copyOf(runStart[slice], 2 * n);
+            runVoters[slice] = Arrays.copyOf(runVoters[slice], 2 * n);
         }
-        runStart[shard][n] = wordOffset;
-        runVoters[shard][n] = voters;
-        runs[shard] = n + 1;
+        runStart[slice][n] = wordOffset;
+        runVoters[slice][n] = voters;
+        runs[slice] = n + 1;
     }
 
     private long[] tieWords() {

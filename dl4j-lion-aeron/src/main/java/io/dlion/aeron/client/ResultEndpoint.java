@@ -23,7 +23,7 @@ final class ResultEndpoint {
     }
 
     /**
-     * @param context named in the exception, e.g. the shard's endpoint.
+     * @param context named in the exception, e.g. the slice's endpoint.
      * @return true once known (at once for IPC); false while the driver has not yet bound the subscription's port.
      */
     boolean resolve(final Object context) {

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
 import org.agrona.CloseHelper;
@@ -57,11 +57,11 @@ final class RoundLoop<R> implements AutoCloseable {
         this.ctx = ctx;
         this.payload = payload;
         this.exchangeCounters = exchangeCounters;
-        this.links = new SliceLink[ctx.shards.size()];
+        this.links = new SliceLink[ctx.slices.size()];
         this.resultGiven = new boolean[links.length];
         this.counters = new WorkerCounters(ctx.aeron, ctx.jobId(), ctx.workerId);
         try {
-            openLinks(ctx.shards, join);
+            openLinks(ctx.slices, join);
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(counters);
             throw ex;
@@ -106,7 +106,7 @@ final class RoundLoop<R> implements AutoCloseable {
      * follows.
      */
     void rejoin() {
-        final ShardEndpoint[] endpoints = new ShardEndpoint[links.length];
+        final SliceEndpoint[] endpoints = new SliceEndpoint[links.length];
         for (int i = 0; i < links.length; i++) {
             endpoints[i] = links[i].endpoint();
         }
@@ -240,12 +240,12 @@ final class RoundLoop<R> implements AutoCloseable {
         }
     }
 
-    private void openLinks(final List<ShardEndpoint> endpoints, final boolean join) {
+    private void openLinks(final List<SliceEndpoint> endpoints, final boolean join) {
         session = new WorkerSession(ctx.workerId, links.length, ctx.firstRound, join,
             ctx.secret() == null ? null : new HelloCredentials(ctx.secret()), ctx.epochClock);
         try {
             for (int i = 0; i < links.length; i++) {
-                final ShardEndpoint endpoint = endpoints.get(i);
+                final SliceEndpoint endpoint = endpoints.get(i);
                 links[i] = new SliceLink(i, endpoint, ctx, payload.sliceCodec(i, endpoint), session, counters, exchangeCounters);
             }
         } catch (final RuntimeException ex) {
@@ -281,7 +281,7 @@ final class RoundLoop<R> implements AutoCloseable {
                 work += link.poll();
                 if (link.abortVoters() != null) {
                     session.endRound(round);
-                    throw new QuorumLostException(round, link.endpoint().shard(), link.abortVoters());
+                    throw new QuorumLostException(round, link.endpoint().slice(), link.abortVoters());
                 }
                 if (session.rejoinRequired() != null) {
                     throw new RejoinRequiredException(round, session.rejoinRequired());

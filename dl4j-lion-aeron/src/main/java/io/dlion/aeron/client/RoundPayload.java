@@ -1,6 +1,6 @@
 package io.dlion.aeron.client;
 
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 
 /**
@@ -23,7 +23,7 @@ interface RoundPayload<R> {
      * @param endpoint the slice.
      * @return the codec of that slice's link, reading this payload's vector and writing into its result.
      */
-    SliceCodec sliceCodec(int index, ShardEndpoint endpoint);
+    SliceCodec sliceCodec(int index, SliceEndpoint endpoint);
 
     /** A round starts: forget what the last round's result chunks left besides the values they overwrite. */
     void startRound();

@@ -7,7 +7,7 @@ import io.aeron.logbuffer.BufferClaim;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.HelloAckFlyweight;
@@ -41,7 +41,7 @@ import org.agrona.concurrent.NanoClock;
  */
 final class SliceLink implements AutoCloseable {
     private final int index;
-    private ShardEndpoint endpoint;
+    private SliceEndpoint endpoint;
     private final ChunkLayout layout;
     private ExclusivePublication publication;
     private final io.aeron.Aeron aeron;
@@ -89,7 +89,7 @@ final class SliceLink implements AutoCloseable {
      * @param exchangeCounters the worker's byte and round counters.
      * @throws IllegalArgumentException when the vote channel's MTU cannot carry a chunk.
      */
-    SliceLink(final int index, final ShardEndpoint endpoint, final ExchangeContext<?> ctx, final SliceCodec codec, final WorkerSession session,
+    SliceLink(final int index, final SliceEndpoint endpoint, final ExchangeContext<?> ctx, final SliceCodec codec, final WorkerSession session,
         final WorkerCounters counters, final ExchangeCounters exchangeCounters) {
         this.index = index;
         this.endpoint = endpoint;
@@ -139,7 +139,7 @@ final class SliceLink implements AutoCloseable {
     }
 
     /** @return the slice and its channels. */
-    ShardEndpoint endpoint() {
+    SliceEndpoint endpoint() {
         return endpoint;
     }
 
@@ -185,7 +185,7 @@ final class SliceLink implements AutoCloseable {
      * @return why the slice is not connected, for an exception.
      */
     String describeNotConnected(final long connectTimeoutMs) {
-        return "shard " + endpoint.shard() + " not connected after " + connectTimeoutMs + " ms (votes connected: "
+        return "slice " + endpoint.slice() + " not connected after " + connectTimeoutMs + " ms (votes connected: "
             + publication.isConnected() + ", result endpoint resolved: " + resultEndpoint.isResolved() + ", result images: " + subscription.imageCount()
             + ", server proven: " + proof.isProven() + "); is its server running, and does it have this job's id and secret? " + endpoint;
     }
@@ -286,7 +286,7 @@ final class SliceLink implements AutoCloseable {
      * @param sb the message.
      */
     void describeProgress(final StringBuilder sb) {
-        sb.append(" shard ").append(endpoint.shard()).append(": sent ").append(nextChunk).append('/')
+        sb.append(" slice ").append(endpoint.slice()).append(": sent ").append(nextChunk).append('/')
             .append(layout.chunkCount()).append(' ').append(codec.payloadName()).append(" chunks, received ")
             .append(nextResultWord - layout.fromWord()).append('/').append(layout.words()).append(' ').append(codec.resultName()).append(" words");
         if (!publication.isConnected() || !subscription.isConnected()) {
@@ -319,7 +319,7 @@ final class SliceLink implements AutoCloseable {
         }
         final long nonce = session.nextNonce();
         helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
-            endpoint.shard(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce,
+            endpoint.slice(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce,
             session.epochTimeMs(), helloFlags);
         bufferClaim.commit();
         proof.helloSent(nonce, now);
@@ -337,7 +337,7 @@ final class SliceLink implements AutoCloseable {
         final MessageHeaderFlyweight msg = inHeader.wrapForRead(buffer, offset);
         final int type = msg.type();
         if (msg.magic() != (MessageHeaderFlyweight.MAGIC & 0xFF) || msg.version() != MessageHeaderFlyweight.VERSION
-            || msg.jobId() != jobId || msg.shard() != endpoint.shard()) {
+            || msg.jobId() != jobId || msg.slice() != endpoint.slice()) {
             (fromServer ? counters.rejectedResults() : counters.unprovenFrames()).incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }

@@ -1,6 +1,6 @@
 package io.dlion.aeron.client;
 
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
@@ -25,7 +25,7 @@ final class VotePayload implements RoundPayload<RoundResult> {
         this.totalWords = (int) ((ctx.paramCount() + 63) >>> 6);
         this.lastWordMask = ChunkLayout.lastWordMask(ctx.paramCount());
         this.vote = new long[totalWords];
-        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.shards().size());
+        this.assembly = new ResultAssembly(ctx.rule(), ctx.paramCount(), ctx.workers(), ctx.slices().size());
     }
 
     /**
@@ -49,8 +49,8 @@ final class VotePayload implements RoundPayload<RoundResult> {
     }
 
     @Override
-    public SliceCodec sliceCodec(final int index, final ShardEndpoint endpoint) {
-        return new VoteSliceCodec(index, endpoint.shard(), ctx, vote, assembly);
+    public SliceCodec sliceCodec(final int index, final SliceEndpoint endpoint) {
+        return new VoteSliceCodec(index, endpoint.slice(), ctx, vote, assembly);
     }
 
     @Override
@@ -63,7 +63,7 @@ final class VotePayload implements RoundPayload<RoundResult> {
         if (parts == null) {
             return 0;
         }
-        assembly.giveShard(index, slice.fromWord(), slice.toWord(), round, parts);
+        assembly.giveSlice(index, slice.fromWord(), slice.toWord(), round, parts);
         return 1;
     }
 

@@ -20,7 +20,7 @@ final class VoteSliceCodec implements SliceCodec {
     private final int index;
     private final int jobId;
     private final int workerId;
-    private final int shard;
+    private final int slice;
     private final int workers;
     private final long paramCount;
     private final int chunkWords;
@@ -31,17 +31,17 @@ final class VoteSliceCodec implements SliceCodec {
     private final LittleEndianView receiveView = new LittleEndianView();
 
     /**
-     * @param index    the slice's index in the exchange (the assembly's shard).
-     * @param shard    the slice's shard number, carried in every header.
+     * @param index    the slice's index in the exchange (the assembly's slice).
+     * @param slice    the slice's number, carried in every header.
      * @param ctx      the exchange's concluded configuration.
      * @param vote     the worker's vote words, read when chunks are sent.
      * @param assembly where result chunks go.
      */
-    VoteSliceCodec(final int index, final int shard, final ExchangeContext<?> ctx, final long[] vote, final ResultAssembly assembly) {
+    VoteSliceCodec(final int index, final int slice, final ExchangeContext<?> ctx, final long[] vote, final ResultAssembly assembly) {
         this.index = index;
         this.jobId = ctx.jobId();
         this.workerId = ctx.workerId();
-        this.shard = shard;
+        this.slice = slice;
         this.workers = ctx.workers();
         this.paramCount = ctx.paramCount();
         this.chunkWords = ctx.chunkWords();
@@ -68,7 +68,7 @@ final class VoteSliceCodec implements SliceCodec {
     @Override
     public void encodeChunk(final MutableDirectBuffer buffer, final int offset, final long round, final int wordOffset, final int words,
         final long params) {
-        voteOut.wrap(buffer, offset).encode(jobId, round, wordOffset, words, workerId, shard, voteView, paramCount, wordOffset);
+        voteOut.wrap(buffer, offset).encode(jobId, round, wordOffset, words, workerId, slice, voteView, paramCount, wordOffset);
     }
 
     /** Check the encoding for the voter count, the size and the body length, and hand the body to the assembly. */
@@ -91,7 +91,7 @@ final class VoteSliceCodec implements SliceCodec {
 
     @Override
     public void restart(final int fromWord, final int toWord) {
-        assembly.restartShard(index, fromWord, toWord);
+        assembly.restartSlice(index, fromWord, toWord);
     }
 
     @Override

@@ -55,7 +55,7 @@ public final class WorkerCounters implements AutoCloseable {
         return rounds;
     }
 
-    /** @return result frames refused (malformed, wrong job, shard or order). */
+    /** @return result frames refused (malformed, wrong job, slice or order). */
     public Counter rejectedResults() {
         return rejectedResults;
     }
@@ -70,7 +70,7 @@ public final class WorkerCounters implements AutoCloseable {
         return offersNotAccepted;
     }
 
-    /** @return times a shard's server came back with a new session and proved it (a restarted server). */
+    /** @return times a slice's server came back with a new session and proved it (a restarted server). */
     public Counter serverReconnects() {
         return serverReconnects;
     }

@@ -11,7 +11,7 @@ import io.dlion.exchange.JoinNotice;
 import org.agrona.concurrent.EpochClock;
 
 /**
- * A worker's session with its job, the same for every shard: the round it is in, whether it is still joining, what
+ * A worker's session with its job, the same for every slice: the round it is in, whether it is still joining, what
  * the servers' JOIN_NOTICEs said (its own first round and donor, a demand to rejoin, other workers joining) and the
  * credentials its HELLOs carry. It holds no result data ({@link ResultAssembly} does) and no connection
  * ({@link SliceLink} does).
@@ -24,14 +24,14 @@ final class WorkerSession {
     private final HelloCredentials credentials;
     private final EpochClock epochClock;
     private final SplittableRandom nonces = new SplittableRandom(System.nanoTime());
-    /** Per shard: the first round its server announced for this joining worker, or -1. */
+    /** Per slice: the first round its server announced for this joining worker, or -1. */
     private final long[] joinRound;
-    /** Per shard: the donor its server named with {@link #joinRound}, -1 for none. */
+    /** Per slice: the donor its server named with {@link #joinRound}, -1 for none. */
     private final int[] joinDonor;
     private final List<JoinNotice> notices = new ArrayList<>();
     /**
-     * Every other worker's notice received in this session: each shard's server announces a join, so in a sharded job the
-     * same notice comes once per shard, rounds apart; it is handed on once (a donor gives one hand-over).
+     * Every other worker's notice received in this session: each slice's server announces a join, so in a sharded job the
+     * same notice comes once per slice, rounds apart; it is handed on once (a donor gives one hand-over).
      */
     private final java.util.Set<JoinNotice> noticed = new java.util.HashSet<>();
     private long nextRound;
@@ -44,21 +44,21 @@ final class WorkerSession {
 
     /**
      * @param workerId    this worker.
-     * @param shards      number of shards.
+     * @param slices      number of slices.
      * @param firstRound  the round submitted first, unless joining.
      * @param join        true for a worker that asks the servers for its first round and donor.
      * @param credentials signs every HELLO, or null for servers without a secret.
      * @param epochClock  for HELLO timestamps.
      */
-    WorkerSession(final int workerId, final int shards, final long firstRound, final boolean join, final HelloCredentials credentials,
+    WorkerSession(final int workerId, final int slices, final long firstRound, final boolean join, final HelloCredentials credentials,
         final EpochClock epochClock) {
         this.workerId = workerId;
         this.credentials = credentials;
         this.epochClock = epochClock;
         this.joining = join;
         this.nextRound = join ? Long.MAX_VALUE : firstRound;
-        this.joinRound = new long[shards];
-        this.joinDonor = new int[shards];
+        this.joinRound = new long[slices];
+        this.joinDonor = new int[slices];
         Arrays.fill(joinRound, -1L);
         Arrays.fill(joinDonor, -1);
     }
@@ -67,7 +67,7 @@ final class WorkerSession {
         return workerId;
     }
 
-    /** @return true until every shard's server has announced this joining worker's first round. */
+    /** @return true until every slice's server has announced this joining worker's first round. */
     boolean joining() {
         return joining;
     }
@@ -125,22 +125,22 @@ final class WorkerSession {
     }
 
     /**
-     * A valid JOIN_NOTICE from a shard's server, or a HELLO_ACK that names a join round. About this worker, while it
+     * A valid JOIN_NOTICE from a slice's server, or a HELLO_ACK that names a join round. About this worker, while it
      * joins: its first round. Once joined, a notice of the round it joined at (or an earlier one) is the announcement of
      * that same join, late: the HELLO_ACK that completed the join can arrive before the server's JOIN_NOTICE broadcast,
      * or before the answer to a HELLO it repeated while the join was pending. Only a later round is a demand to rejoin
      * (a restarted server found it behind the others).
      *
-     * @param shard  index of the shard.
+     * @param slice  index of the slice.
      * @param worker the worker that (re)joins.
      * @param round  its first round.
      * @param donor  the worker handing over its parameters, -1 for none.
      */
-    void onJoinNotice(final int shard, final int worker, final long round, final int donor) {
+    void onJoinNotice(final int slice, final int worker, final long round, final int donor) {
         if (worker == workerId) {
             if (joining) {
-                joinRound[shard] = round;
-                joinDonor[shard] = donor;
+                joinRound[slice] = round;
+                joinDonor[slice] = donor;
             } else if (round > joinedRound && rejoinRequired == null) {
                 rejoinRequired = new JoinNotice(worker, round, donor);
             }
@@ -153,10 +153,10 @@ final class WorkerSession {
     }
 
     /**
-     * For a joining worker: when every shard's server has announced its first round, the session joins at the latest of
+     * For a joining worker: when every slice's server has announced its first round, the session joins at the latest of
      * them.
      *
-     * @return the notice (first round and that shard's donor), or null while a shard has not announced it yet.
+     * @return the notice (first round and that slice's donor), or null while a slice has not announced it yet.
      */
     JoinNotice tryJoin() {
         long first = -1;

@@ -38,7 +38,7 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * The aggregation server of one shard (slice) of a job: an {@link Agent} that subscribes to the workers' chunks,
+ * The aggregation server of one slice of a job: an {@link Agent} that subscribes to the workers' chunks,
  * aggregates each chunk as soon as every worker's payload for it has arrived, and publishes the result chunk at once,
  * so aggregating and broadcasting overlap with the workers still sending (pipelined). One engine for both payloads
  * ({@link Context#payload(Payload)}): sign votes ({@link Payload#SIGNS}, voted: D-Lion) or fp32 gradients
@@ -160,7 +160,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         try {
             sub = ctx.aeron.addSubscription(ctx.voteChannel, ctx.voteStreamId);
             pub = ctx.aeron.addExclusivePublication(ctx.resultChannel, ctx.resultStreamId);
-            cnt = new ServerCounters(ctx.aeron, ctx.jobId(), ctx.shard);
+            cnt = new ServerCounters(ctx.aeron, ctx.jobId(), ctx.slice);
         } catch (final RuntimeException ex) {
             CloseHelper.quietCloseAll(cnt, pub, sub);
             throw ex;
@@ -178,17 +178,17 @@ public final class AggregationServer implements Agent, AutoCloseable {
             throw new IllegalArgumentException("resultChannel mtu too small for " + ctx.payload + " chunks of " + chunkWords + " words: max payload "
                 + publication.maxPayloadLength() + " bytes, need " + need + " (use mtu=8k or fewer chunkWords)");
         }
-        this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
+        this.membership = new Membership(workers, ctx.slice, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
             ctx.epochClock, counters);
         this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
-        this.window = new ChunkWindow(layout, ctx.shard, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
+        this.window = new ChunkWindow(layout, ctx.slice, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.shard, layout, workers, counters, frameMac);
+        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.slice, layout, workers, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
-            this.relay = new HandOverRelay(ctx.aeron, ctx.voteChannel, ctx.resultChannel, ctx.handOverStreamId, ctx.jobId(), workers, ctx.shard,
+            this.relay = new HandOverRelay(ctx.aeron, ctx.voteChannel, ctx.resultChannel, ctx.handOverStreamId, ctx.jobId(), workers, ctx.slice,
                 ctx.secret(), ctx.fragmentLimit);
         } catch (final RuntimeException ex) {
             free();
@@ -199,7 +199,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     @Override
     public String roleName() {
-        return (ctx.payload == Payload.FP32 ? "dlion-dense-server-job" : "dlion-server-job") + ctx.jobId() + "-shard" + ctx.shard;
+        return (ctx.payload == Payload.FP32 ? "dlion-dense-server-job" : "dlion-server-job") + ctx.jobId() + "-slice" + ctx.slice;
     }
 
     /**
@@ -264,7 +264,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         return counters;
     }
 
-    /** @return the chunk grid of this server's shard. */
+    /** @return the chunk grid of this server's slice. */
     public ChunkLayout layout() {
         return layout;
     }
@@ -511,7 +511,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         public static final long PAUSE_NS_DEFAULT = 200_000_000L;
 
         private Aeron aeron;
-        private int shard;
+        private int slice;
         private long fromParam;
         private long toParam = -1;
         private String voteChannel = Configuration.voteChannel();
@@ -544,8 +544,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
             if (toParam < 0) {
                 toParam = paramCount();
             }
-            if (shard < 0 || shard >= MessageHeaderFlyweight.MAX_SHARDS) {
-                throw new IllegalArgumentException("shard must be in [0, " + (MessageHeaderFlyweight.MAX_SHARDS - 1) + "], got " + shard);
+            if (slice < 0 || slice >= MessageHeaderFlyweight.MAX_SLICES) {
+                throw new IllegalArgumentException("slice must be in [0, " + (MessageHeaderFlyweight.MAX_SLICES - 1) + "], got " + slice);
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
@@ -631,16 +631,16 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
 
         /**
-         * @param shard index of this server's slice, 0 to 65,534.
+         * @param slice index of this server's slice, 0 to 65,534.
          * @return this for a fluent API.
          */
-        public Context shard(final int shard) {
-            this.shard = shard;
+        public Context slice(final int slice) {
+            this.slice = slice;
             return this;
         }
 
-        public int shard() {
-            return shard;
+        public int slice() {
+            return slice;
         }
 
         /**
@@ -656,7 +656,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         /**
          * Serve slice {@code slice} of a {@link Topology}: its chunk size ({@link Topology#chunkWords(long, int)} of the
-         * chunk words set so far, or of {@link GradientChunkFlyweight#CHUNK_WORDS} for {@link Payload#FP32}), shard index,
+         * chunk words set so far, or of {@link GradientChunkFlyweight#CHUNK_WORDS} for {@link Payload#FP32}), slice index,
          * parameter range and channels on every address of the host. Set the parameter count, the workers, the payload
          * and the chunk words first.
          *
@@ -667,7 +667,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         public Context slice(final Topology topology, final int slice) {
             chunkWords(topology.chunkWords(paramCount(), payload == Payload.FP32 ? GradientChunkFlyweight.CHUNK_WORDS : chunkWords()));
             final long[] bounds = Topology.sliceBounds(paramCount(), topology.slices(), chunkWords());
-            return shard(slice).paramRange(bounds[slice], bounds[slice + 1])
+            return slice(slice).paramRange(bounds[slice], bounds[slice + 1])
                 .voteChannel(topology.serverVoteChannel(slice, workers()))
                 .resultChannel(topology.serverResultChannel(slice, workers()));
         }

@@ -25,7 +25,7 @@ import org.agrona.DirectBuffer;
  */
 final class ChunkWindow {
     private final ChunkLayout layout;
-    private final int shard;
+    private final int slice;
     private final Aggregation aggregation;
     private final ServerCounters counters;
     private final ChunkSlot[] slots;
@@ -42,19 +42,19 @@ final class ChunkWindow {
     private boolean aggregateDue;
 
     /**
-     * @param layout       the shard's chunk grid.
-     * @param shard        index of the shard.
+     * @param layout       the slice's chunk grid.
+     * @param slice        index of the slice.
      * @param workers      of the job.
      * @param windowChunks chunks held at once.
      * @param aggregation  what the chunks carry, and how they are aggregated and sent.
      * @param minVoters    the quorum: a round's voters are never fewer (its chunks wait, then the deadline aborts it).
      * @param counters     where chunks aggregated, rounds and voters are counted.
      */
-    ChunkWindow(final ChunkLayout layout, final int shard, final int workers, final int windowChunks, final Aggregation aggregation,
+    ChunkWindow(final ChunkLayout layout, final int slice, final int workers, final int windowChunks, final Aggregation aggregation,
         final int minVoters, final ServerCounters counters) {
         this.minVoters = minVoters;
         this.layout = layout;
-        this.shard = shard;
+        this.slice = slice;
         this.aggregation = aggregation;
         this.counters = counters;
         this.roundVoters = new VoterSet(workers);
@@ -93,11 +93,11 @@ final class ChunkWindow {
     /**
      * @param frame  a chunk of the aggregation's type from a known worker of the job.
      * @param length of the message, without a frame tag.
-     * @return why the frame is not a chunk of this shard's grid, or null when it is.
+     * @return why the frame is not a chunk of this slice's grid, or null when it is.
      */
     RejectReason checkFrame(final MessageHeaderFlyweight frame, final int length) {
-        if (frame.shard() != shard) {
-            return RejectReason.WRONG_SHARD;
+        if (frame.slice() != slice) {
+            return RejectReason.WRONG_SLICE;
         }
         final int chunk = layout.chunkAt(frame.chunkWordOffset());
         if (chunk < 0 || frame.chunkWords() != layout.wordsOf(chunk)) {

@@ -67,17 +67,17 @@ final class HandOverRelay implements AutoCloseable {
      * @param streamId      the hand-over stream id on the vote channel; the relayed frames go out on {@code streamId + 1}.
      * @param jobId         of the job.
      * @param workers       of the job.
-     * @param shard         index of the server's shard (for the counters' labels).
+     * @param slice         index of the server's slice (for the counters' labels).
      * @param secret        the job's secret, or null when it has none.
      * @param fragmentLimit fragments read per duty cycle.
      */
     HandOverRelay(final Aeron aeron, final String inChannel, final String outChannel, final int streamId, final int jobId, final int workers,
-        final int shard, final byte[] secret, final int fragmentLimit) {
+        final int slice, final byte[] secret, final int fragmentLimit) {
         this.jobId = jobId;
         this.workers = workers;
         this.mac = secret == null ? null : HandOverBeginFlyweight.mac(secret);
         this.fragmentLimit = fragmentLimit;
-        final String prefix = "dlion-server job=" + jobId + " shard=" + shard + ": ";
+        final String prefix = "dlion-server job=" + jobId + " slice=" + slice + ": ";
         Subscription sub = null;
         ExclusivePublication pub = null;
         Counter relayed = null;
@@ -162,14 +162,14 @@ final class HandOverRelay implements AutoCloseable {
     private ControlledFragmentHandler.Action onChunk(final DirectBuffer buffer, final int offset, final int length, final int sessionId) {
         final HandOverChunkFlyweight frame = chunk.wrapForRead(buffer, offset);
         final Transfer t = transfers.get(sessionId);
-        final int slice = length - HandOverChunkFlyweight.DATA_OFFSET;
+        final int piece = length - HandOverChunkFlyweight.DATA_OFFSET;
         if (t == null || t.joiningWorker != frame.joiningWorker() || t.round != frame.firstRound() || t.donor != frame.donor()
-            || frame.payloadOffset() != t.relayed || t.relayed + slice > t.length) {
+            || frame.payloadOffset() != t.relayed || t.relayed + piece > t.length) {
             return reject();
         }
-        final ControlledFragmentHandler.Action action = forward(buffer, offset, length, slice);
+        final ControlledFragmentHandler.Action action = forward(buffer, offset, length, piece);
         if (action == ControlledFragmentHandler.Action.CONTINUE) {
-            t.relayed += slice;
+            t.relayed += piece;
             if (t.relayed == t.length) {
                 transfers.remove(sessionId);
             }

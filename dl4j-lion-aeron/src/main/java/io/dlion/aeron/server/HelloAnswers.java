@@ -13,7 +13,7 @@ import io.dlion.aeron.wire.HelloFlyweight;
 import io.dlion.vote.VoterSet;
 
 /**
- * What one shard's server owes a worker whose HELLO it accepted, besides membership: a place on the result broadcast and
+ * What one slice's server owes a worker whose HELLO it accepted, besides membership: a place on the result broadcast and
  * an answer.
  * <ul>
  *   <li><b>Result destinations (manual multi-destination-cast).</b> When the result channel is a UDP publication with

@@ -11,7 +11,7 @@ import io.dlion.vote.VoterSet;
 import org.agrona.concurrent.EpochClock;
 
 /**
- * Who may vote on one shard's server, and who is waited for.
+ * Who may vote on one slice's server, and who is waited for.
  * <ul>
  *   <li><b>Sessions and authentication</b>: a HELLO (with an HMAC-SHA256 of the job's secret when the server has one)
  *       binds its worker id to the Aeron session it came from ({@link #isBound}), which the HELLO itself names; a new
@@ -32,7 +32,7 @@ import org.agrona.concurrent.EpochClock;
  * agent thread only.
  */
 final class Membership {
-    private final int shard;
+    private final int slice;
     private final long paramCount;
     private final HelloCredentials credentials;
     private final int helloFlags;
@@ -57,7 +57,7 @@ final class Membership {
 
     /**
      * @param workers        of the job, 1 to {@link io.dlion.aeron.wire.MessageHeaderFlyweight#MAX_WORKERS}.
-     * @param shard          index of the server's slice.
+     * @param slice          index of the server's slice.
      * @param paramCount     of the job's vector.
      * @param secret         the job's secret, or null to accept HELLOs without credentials.
      * @param frameMac       true when the job's frames carry tags: HELLOs must say so, and others are refused.
@@ -65,9 +65,9 @@ final class Membership {
      * @param epochClock     for HELLO timestamps.
      * @param counters       where joins, drops and rejoins are counted.
      */
-    Membership(final int workers, final int shard, final long paramCount, final byte[] secret, final boolean frameMac,
+    Membership(final int workers, final int slice, final long paramCount, final byte[] secret, final boolean frameMac,
         final long helloMaxSkewMs, final EpochClock epochClock, final ServerCounters counters) {
-        this.shard = shard;
+        this.slice = slice;
         this.helloFlags = frameMac ? HelloFlyweight.FLAG_FRAME_MAC : 0;
         this.paramCount = paramCount;
         this.credentials = secret == null ? null : new HelloCredentials(secret);
@@ -115,8 +115,8 @@ final class Membership {
         final boolean roundCompleted) {
         announced.clear();
         newestHelloRound = -1;
-        if (hello.header().shard() != shard) {
-            return RejectReason.WRONG_SHARD;
+        if (hello.header().slice() != slice) {
+            return RejectReason.WRONG_SLICE;
         }
         if (hello.paramCount() != paramCount) {
             return RejectReason.PARAM_COUNT_MISMATCH;

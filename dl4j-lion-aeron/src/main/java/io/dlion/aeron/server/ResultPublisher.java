@@ -19,7 +19,7 @@ import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoterSet;
 
 /**
- * Everything one shard's server sends, on its result publication: result chunks (or means), HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
+ * Everything one slice's server sends, on its result publication: result chunks (or means), HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
  * claimed with {@code tryClaim} and written by its frame flyweight in place (then tagged, when the job's frames carry
  * {@link FrameMac} tags).
  * <p>
@@ -33,7 +33,7 @@ import io.dlion.vote.VoterSet;
 final class ResultPublisher {
     private final ExclusivePublication publication;
     private final int jobId;
-    private final int shard;
+    private final int slice;
     private final ChunkLayout layout;
     private final ServerCounters counters;
     private final int maxBodyLength;
@@ -56,19 +56,19 @@ final class ResultPublisher {
     /**
      * @param publication the result publication; not closed here.
      * @param jobId       of the job.
-     * @param shard       index of the server's slice.
-     * @param layout      the shard's chunk grid.
+     * @param slice       index of the server's slice.
+     * @param layout      the slice's chunk grid.
      * @param workers     of the job: every frame that names workers carries a voter set of {@code ceil(workers / 64)} words.
      * @param counters    where bytes out and offers not accepted are counted.
      * @param frameMac    tags every frame but the HELLO_ACK (which carries its own MAC), or null for untagged frames.
      */
-    ResultPublisher(final ExclusivePublication publication, final int jobId, final int shard, final ChunkLayout layout, final int workers,
+    ResultPublisher(final ExclusivePublication publication, final int jobId, final int slice, final ChunkLayout layout, final int workers,
         final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
         this.frameMac = frameMac;
         this.tag = frameMac == null ? 0 : FrameMac.TAG_LENGTH;
         this.jobId = jobId;
-        this.shard = shard;
+        this.slice = slice;
         this.layout = layout;
         this.counters = counters;
         this.abortVoters = new VoterSet(workers);
@@ -103,7 +103,7 @@ final class ResultPublisher {
         if (!abortPending || !claim(length + tag)) {
             return 0;
         }
-        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), shard, abortVoters);
+        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), slice, abortVoters);
         commitTagged(length);
         abortPending = false;
         return 1;
@@ -127,7 +127,7 @@ final class ResultPublisher {
         if (!claim(length)) {
             return false;
         }
-        ack.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, shard, paramCount,
+        ack.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, slice, paramCount,
             nonce, publication.sessionId(), credentials);
         commit(length);
         return true;
@@ -143,7 +143,7 @@ final class ResultPublisher {
         if (!claim(JoinNoticeFlyweight.LENGTH + tag)) {
             return false;
         }
-        notice.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, firstRound, layout.fromWord(), donor, shard, joiningWorker);
+        notice.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, firstRound, layout.fromWord(), donor, slice, joiningWorker);
         commitTagged(JoinNoticeFlyweight.LENGTH);
         return true;
     }
@@ -179,7 +179,7 @@ final class ResultPublisher {
                 return false;
             }
             result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(encoding, jobId, round, chunkWordOffset + from, frameWords,
-                shard, voters, downlink, out, chunkParams, from);
+                slice, voters, downlink, out, chunkParams, from);
             commitTagged(length);
             sentWords += frameWords;
         }
@@ -204,7 +204,7 @@ final class ResultPublisher {
         if (!claim(length + tag)) {
             return false;
         }
-        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, shard, voters, mean, params);
+        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, slice, voters, mean, params);
         commitTagged(length);
         return true;
     }

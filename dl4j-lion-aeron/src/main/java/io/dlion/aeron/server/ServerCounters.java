@@ -10,7 +10,7 @@ import io.dlion.aeron.RejectReason;
 import org.agrona.CloseHelper;
 
 /**
- * The aggregation server's Aeron counters, labelled {@code dlion-server job=J shard=S: name}, readable live
+ * The aggregation server's Aeron counters, labelled {@code dlion-server job=J slice=S: name}, readable live
  * with {@code AeronStat} while the job runs. Written by the server's
  * agent thread only.
  */
@@ -32,8 +32,8 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter resultDestinations;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
 
-    ServerCounters(final Aeron aeron, final int jobId, final int shard) {
-        final String prefix = "dlion-server job=" + jobId + " shard=" + shard + ": ";
+    ServerCounters(final Aeron aeron, final int jobId, final int slice) {
+        final String prefix = "dlion-server job=" + jobId + " slice=" + slice + ": ";
         final int type = Configuration.SERVER_COUNTER_TYPE_ID;
         try {
             bytesIn = aeron.addCounter(type, prefix + "bytes in (votes, incl. headers)");

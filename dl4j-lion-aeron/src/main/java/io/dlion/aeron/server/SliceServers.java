@@ -35,7 +35,7 @@ public final class SliceServers implements AutoCloseable {
         /**
          * A server of this process started.
          *
-         * @param server    the running server; {@code server.context().shard()} is its slice.
+         * @param server    the running server; {@code server.context().slice()} is its slice.
          * @param takenOver true for a dead rank's slice, false for this rank's own.
          */
         void onServing(AggregationServer server, boolean takenOver);
@@ -74,7 +74,7 @@ public final class SliceServers implements AutoCloseable {
             throw new IllegalStateException("slice servers closed");
         }
         for (final AggregationServer s : servers) {
-            if (s.context().shard() == slice) {
+            if (s.context().slice() == slice) {
                 throw new IllegalStateException("slice " + slice + " is served here already");
             }
         }

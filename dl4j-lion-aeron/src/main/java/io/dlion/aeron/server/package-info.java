@@ -1,5 +1,5 @@
 /**
- * The aggregation server of one shard (slice) of a job, one engine for sign votes and for fp32 gradients:
+ * The aggregation server of one slice of a job, one engine for sign votes and for fp32 gradients:
  * <pre>
  *   votes --&gt; {@link io.dlion.aeron.server.AggregationServer}  the agent: its duty cycle polls, decides when to vote, publishes
  *               |-- {@link io.dlion.aeron.server.Membership}       HELLO, sessions, authentication, joins, laggards, drops

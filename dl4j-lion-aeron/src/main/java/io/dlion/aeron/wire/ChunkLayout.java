@@ -1,7 +1,7 @@
 package io.dlion.aeron.wire;
 
 /**
- * The chunk grid of one shard: the parameter slice {@code [fromParam, toParam)} of a vector of
+ * The chunk grid of one slice: the parameters {@code [fromParam, toParam)} of a vector of
  * {@code paramCount} parameters is cut into chunks of {@code chunkWords} 64-parameter words (the last one
  * may be shorter). Workers and the server compute the same grid from the same four numbers, and one chunk
  * travels in one Aeron frame.
@@ -33,8 +33,8 @@ public final class ChunkLayout {
 
     /**
      * @param paramCount parameters in the whole vector.
-     * @param fromParam  first parameter of the shard, a multiple of 64.
-     * @param toParam    end of the shard (exclusive), a multiple of 64 or {@code paramCount}.
+     * @param fromParam  first parameter of the slice, a multiple of 64.
+     * @param toParam    end of the slice (exclusive), a multiple of 64 or {@code paramCount}.
      * @param chunkWords words per chunk, a positive multiple of {@value #WORD_ALIGNMENT}.
      */
     public ChunkLayout(final long paramCount, final long fromParam, final long toParam, final int chunkWords) {
@@ -42,7 +42,7 @@ public final class ChunkLayout {
             throw new IllegalArgumentException("paramCount must be in [1, (2^31 - 1) * 64], got " + paramCount);
         }
         if (fromParam < 0 || fromParam >= toParam || toParam > paramCount || (fromParam & 63) != 0) {
-            throw new IllegalArgumentException("shard [fromParam, toParam) must be a non-empty word-aligned slice of [0, "
+            throw new IllegalArgumentException("slice [fromParam, toParam) must be a non-empty word-aligned slice of [0, "
                 + paramCount + "), got [" + fromParam + ", " + toParam + ")");
         }
         if ((toParam & 63) != 0 && toParam != paramCount) {
@@ -122,7 +122,7 @@ public final class ChunkLayout {
         return toWord;
     }
 
-    /** @return words of the shard. */
+    /** @return words of the slice. */
     public int words() {
         return toWord - fromWord;
     }
@@ -152,7 +152,7 @@ public final class ChunkLayout {
     }
 
     /**
-     * @param wordOffset global word offset of some words of this shard.
+     * @param wordOffset global word offset of some words of this slice.
      * @param words      how many.
      * @return parameters the words cover (fewer than 64 per word only at the end of the vector).
      */
@@ -162,7 +162,7 @@ public final class ChunkLayout {
 
     /**
      * @param wordOffset global word offset from a header.
-     * @return the chunk starting at that word, or -1 when no chunk of this shard starts there.
+     * @return the chunk starting at that word, or -1 when no chunk of this slice starts there.
      */
     public int chunkAt(final int wordOffset) {
         final long rel = (long)wordOffset - fromWord;
@@ -174,7 +174,7 @@ public final class ChunkLayout {
 
     @Override
     public String toString() {
-        return "ChunkLayout{params=" + paramCount + ", shard=[" + fromParam + ", " + toParam + "), chunkWords=" + chunkWords
+        return "ChunkLayout{params=" + paramCount + ", slice=[" + fromParam + ", " + toParam + "), chunkWords=" + chunkWords
             + ", chunks=" + chunkCount + '}';
     }
 }

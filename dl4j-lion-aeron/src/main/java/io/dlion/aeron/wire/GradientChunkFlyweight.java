@@ -23,7 +23,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |     Chunk Length in Words     |           Worker Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+        0 (no voter set)       |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -83,12 +83,12 @@ public final class GradientChunkFlyweight {
      * @param wordOffset  global word offset of the chunk.
      * @param words       words the chunk covers.
      * @param workerId    the sending worker.
-     * @param shard       index of the server's slice.
+     * @param slice       index of the server's slice.
      * @param values      the whole gradient vector.
      * @param chunkParams parameters the chunk covers.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int workerId, final int shard,
+    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int workerId, final int slice,
         final float[] values, final int chunkParams) {
         header.writeHeader(MessageType.GRADIENT_CHUNK, Encoding.FP32)
             .jobId(jobId)
@@ -96,7 +96,7 @@ public final class GradientChunkFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(words)
             .workerId(workerId)
-            .shard(shard)
+            .slice(slice)
             .count(0);
         putFloats(header.buffer(), header.bodyOffset(), values, wordOffset << 6, chunkParams);
         return BODY_OFFSET + chunkParams * Float.BYTES;

@@ -24,7 +24,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |               0               |            Donor Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+    Joining worker (48 bits)   |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -112,7 +112,7 @@ public final class HandOverBeginFlyweight {
      * @param jobId         of the job.
      * @param firstRound    the joining worker's first round.
      * @param donor         the donor's worker id.
-     * @param shard         index of the shard whose server relays it.
+     * @param slice         index of the slice whose server relays it.
      * @param joiningWorker the joining worker's id.
      * @param runId         the run id of the donor's job start.
      * @param payloadLength length of the payload in bytes.
@@ -120,7 +120,7 @@ public final class HandOverBeginFlyweight {
      * @param mac           HMAC of the job's secret ({@link #mac(byte[])}), or null for a frame without one.
      * @return the length written.
      */
-    public int encode(final int jobId, final long firstRound, final int donor, final int shard, final int joiningWorker, final long runId,
+    public int encode(final int jobId, final long firstRound, final int donor, final int slice, final int joiningWorker, final long runId,
         final long payloadLength, final byte[] digest, final Hmac mac) {
         if (digest.length != DIGEST_LENGTH) {
             throw new IllegalArgumentException("digest must be " + DIGEST_LENGTH + " bytes, got " + digest.length);
@@ -131,7 +131,7 @@ public final class HandOverBeginFlyweight {
             .chunkWordOffset(0)
             .chunkWords(0)
             .workerId(donor)
-            .shard(shard)
+            .slice(slice)
             .joiningWorker(joiningWorker);
         final MutableDirectBuffer buffer = header.buffer();
         final int offset = header.offset();

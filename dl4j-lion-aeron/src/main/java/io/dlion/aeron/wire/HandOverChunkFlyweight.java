@@ -6,8 +6,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Encoder and decoder of a {@link MessageType#HANDOVER_CHUNK}: a slice of a hand-over's payload, sent by the donor
- * after its {@link HandOverBeginFlyweight} and relayed by the server. Slices go in order; each names its byte offset in
+ * Encoder and decoder of a {@link MessageType#HANDOVER_CHUNK}: a piece of a hand-over's payload, sent by the donor
+ * after its {@link HandOverBeginFlyweight} and relayed by the server. Pieces go in order; each names its byte offset in
  * the payload, so a receiver sees at once when one is missing.
  * <pre>
  *   0                   1                   2                   3
@@ -24,22 +24,22 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |               0               |            Donor Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+    Joining worker (48 bits)   |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
- *  |                 Byte offset of the slice in the payload       | 32
+ *  |                 Byte offset of the piece in the payload       | 32
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                         Slice ...                            ... 40
+ *  |                         Piece ...                            ... 40
  *  +---------------------------------------------------------------+
  * </pre>
  * Fields are little-endian; the header's offsets are {@link MessageHeaderFlyweight}'s.
  */
 public final class HandOverChunkFlyweight {
-    /** Offset of the slice's byte offset in the payload. */
+    /** Offset of the piece's byte offset in the payload. */
     public static final int PAYLOAD_OFFSET_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
-    /** Offset of the slice. */
+    /** Offset of the piece. */
     public static final int DATA_OFFSET = PAYLOAD_OFFSET_OFFSET + Long.BYTES;
 
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
@@ -70,11 +70,11 @@ public final class HandOverChunkFlyweight {
     }
 
     /**
-     * @param sliceLength bytes of payload in the frame.
+     * @param pieceLength bytes of payload in the frame.
      * @return the length of the frame.
      */
-    public static int length(final int sliceLength) {
-        return DATA_OFFSET + sliceLength;
+    public static int length(final int pieceLength) {
+        return DATA_OFFSET + pieceLength;
     }
 
     /**
@@ -83,27 +83,27 @@ public final class HandOverChunkFlyweight {
      * @param jobId         of the job.
      * @param firstRound    the joining worker's first round.
      * @param donor         the donor's worker id.
-     * @param shard         index of the shard whose server relays it.
+     * @param slice         index of the slice whose server relays it.
      * @param joiningWorker the joining worker's id.
-     * @param payloadOffset byte offset of the slice in the payload.
-     * @param slice         holds the slice.
-     * @param sliceOffset   where the slice starts in {@code slice}.
-     * @param sliceLength   bytes of the slice.
+     * @param payloadOffset byte offset of the piece in the payload.
+     * @param piece         holds the piece.
+     * @param pieceOffset   where the piece starts in {@code piece}.
+     * @param pieceLength   bytes of the piece.
      * @return the length written.
      */
-    public int encode(final int jobId, final long firstRound, final int donor, final int shard, final int joiningWorker,
-        final long payloadOffset, final byte[] slice, final int sliceOffset, final int sliceLength) {
+    public int encode(final int jobId, final long firstRound, final int donor, final int slice, final int joiningWorker,
+        final long payloadOffset, final byte[] piece, final int pieceOffset, final int pieceLength) {
         header.writeHeader(MessageType.HANDOVER_CHUNK, Encoding.NONE)
             .jobId(jobId)
             .round(firstRound)
             .chunkWordOffset(0)
             .chunkWords(0)
             .workerId(donor)
-            .shard(shard)
+            .slice(slice)
             .joiningWorker(joiningWorker);
         header.buffer().putLong(header.offset() + PAYLOAD_OFFSET_OFFSET, payloadOffset, ByteOrder.LITTLE_ENDIAN);
-        header.buffer().putBytes(header.offset() + DATA_OFFSET, slice, sliceOffset, sliceLength);
-        return length(sliceLength);
+        header.buffer().putBytes(header.offset() + DATA_OFFSET, piece, pieceOffset, pieceLength);
+        return length(pieceLength);
     }
 
     /** @return the joining worker's first round. */
@@ -121,12 +121,12 @@ public final class HandOverChunkFlyweight {
         return header.joiningWorker();
     }
 
-    /** @return the slice's byte offset in the payload. */
+    /** @return the piece's byte offset in the payload. */
     public long payloadOffset() {
         return header.buffer().getLong(header.offset() + PAYLOAD_OFFSET_OFFSET, ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** @return offset of the slice in the buffer. */
+    /** @return offset of the piece in the buffer. */
     public int dataOffset() {
         return header.offset() + DATA_OFFSET;
     }

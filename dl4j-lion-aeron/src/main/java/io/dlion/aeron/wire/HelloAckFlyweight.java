@@ -6,9 +6,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Encoder and decoder of a {@link MessageType#HELLO_ACK}: a shard's server answers a worker's accepted HELLO on its
+ * Encoder and decoder of a {@link MessageType#HELLO_ACK}: a slice's server answers a worker's accepted HELLO on its
  * result stream and so proves itself: the answer echoes the HELLO's nonce, names the Aeron session of the server's
- * result publication and, with the job's secret, carries an HMAC-SHA256 over both, the job, the shard and the worker.
+ * result publication and, with the job's secret, carries an HMAC-SHA256 over both, the job, the slice and the worker.
  * A worker reads results only from an image whose session such an answer proved.
  * <pre>
  *   0                   1                   2                   3
@@ -21,11 +21,11 @@ import org.agrona.MutableDirectBuffer;
  *  |   The worker's first round of a pending (re)join, or NO_JOIN  |  8
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  First word of the shard                      | 16
+ *  |                  First word of the slice                      | 16
  *  +-------------------------------+-------------------------------+
  *  |        Donor or 0xFFFF        |           Worker Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+   Parameter count (48 bits)   |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -102,17 +102,17 @@ public final class HelloAckFlyweight {
      *
      * @param jobId           of the job.
      * @param joinRound       the worker's first round when its join is pending, else {@link #NO_JOIN}.
-     * @param wordOffset      first word of the shard.
+     * @param wordOffset      first word of the slice.
      * @param donor           the joining worker's donor, or {@link JoinNoticeFlyweight#NO_DONOR}.
      * @param workerId        the worker answered.
-     * @param shard           index of the server's slice.
+     * @param slice           index of the server's slice.
      * @param paramCount      of the job's vector.
      * @param nonce           of the HELLO answered.
      * @param serverSessionId Aeron session of the result publication the answer goes out on.
      * @param credentials     to sign with, or null without a secret.
      * @return the length written.
      */
-    public int encode(final int jobId, final long joinRound, final int wordOffset, final int donor, final int workerId, final int shard,
+    public int encode(final int jobId, final long joinRound, final int wordOffset, final int donor, final int workerId, final int slice,
         final long paramCount, final long nonce, final int serverSessionId, final HelloCredentials credentials) {
         header.writeHeader(MessageType.HELLO_ACK, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
             .jobId(jobId)
@@ -120,7 +120,7 @@ public final class HelloAckFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(donor)
             .workerId(workerId)
-            .shard(shard)
+            .slice(slice)
             .paramCount(paramCount);
         final MutableDirectBuffer buffer = header.buffer();
         final int offset = header.offset();

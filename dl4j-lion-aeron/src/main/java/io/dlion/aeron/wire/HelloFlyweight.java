@@ -6,7 +6,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Encoder and decoder of a {@link MessageType#HELLO}: a worker announces itself to a shard's server, and a worker that
+ * Encoder and decoder of a {@link MessageType#HELLO}: a worker announces itself to a slice's server, and a worker that
  * (re)joins a running job without parameters asks for its first round ({@link #JOIN_ROUND}, the join HELLO).
  * <pre>
  *   0                   1                   2                   3
@@ -19,11 +19,11 @@ import org.agrona.MutableDirectBuffer;
  *  |       Round voted in next, or JOIN_ROUND (-1) to rejoin       |  8
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  First word of the shard                      | 16
+ *  |                  First word of the slice                      | 16
  *  +-------------------------------+-------------------------------+
  *  |               0               |           Worker Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+   Parameter count (48 bits)   |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -125,9 +125,9 @@ public final class HelloFlyweight {
      *
      * @param jobId         of the job.
      * @param round         the round the worker votes in next, or {@link #JOIN_ROUND}.
-     * @param wordOffset    first 64-parameter word of the shard (0 in the fault tools' frames).
+     * @param wordOffset    first 64-parameter word of the slice (0 in the fault tools' frames).
      * @param workerId      the worker.
-     * @param shard         index of the server's slice.
+     * @param slice         index of the server's slice.
      * @param paramCount    of the worker's whole vector.
      * @param voteSessionId Aeron session of the publication the HELLO goes out on.
      * @param resultAddress the address the worker's results arrive on (4 or 16 bytes), or null for IPC.
@@ -137,10 +137,10 @@ public final class HelloFlyweight {
      * @param timestampMs   now, ms since the epoch.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int shard, final long paramCount,
+    public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int slice, final long paramCount,
         final int voteSessionId, final byte[] resultAddress, final int resultPort, final HelloCredentials credentials, final long nonce,
         final long timestampMs) {
-        return encode(jobId, round, wordOffset, workerId, shard, paramCount, voteSessionId, resultAddress, resultPort, credentials, nonce,
+        return encode(jobId, round, wordOffset, workerId, slice, paramCount, voteSessionId, resultAddress, resultPort, credentials, nonce,
             timestampMs, 0);
     }
 
@@ -149,9 +149,9 @@ public final class HelloFlyweight {
      *
      * @param jobId         of the job.
      * @param round         the round the worker votes in next, or {@link #JOIN_ROUND}.
-     * @param wordOffset    first 64-parameter word of the shard (0 in the fault tools' frames).
+     * @param wordOffset    first 64-parameter word of the slice (0 in the fault tools' frames).
      * @param workerId      the worker.
-     * @param shard         index of the server's slice.
+     * @param slice         index of the server's slice.
      * @param paramCount    of the worker's whole vector.
      * @param voteSessionId Aeron session of the publication the HELLO goes out on.
      * @param resultAddress the address the worker's results arrive on (4 or 16 bytes), or null for IPC.
@@ -162,7 +162,7 @@ public final class HelloFlyweight {
      * @param flags         {@link #FLAG_FRAME_MAC} or 0.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int shard, final long paramCount,
+    public int encode(final int jobId, final long round, final int wordOffset, final int workerId, final int slice, final long paramCount,
         final int voteSessionId, final byte[] resultAddress, final int resultPort, final HelloCredentials credentials, final long nonce,
         final long timestampMs, final int flags) {
         header.writeHeader(MessageType.HELLO, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
@@ -171,7 +171,7 @@ public final class HelloFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(0)
             .workerId(workerId)
-            .shard(shard)
+            .slice(slice)
             .paramCount(paramCount);
         final MutableDirectBuffer buffer = header.buffer();
         final int offset = header.offset();

@@ -17,11 +17,11 @@ import org.agrona.MutableDirectBuffer;
  *  |              First round the joining worker votes in          |  8
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  First word of the shard                      | 16
+ *  |                  First word of the slice                      | 16
  *  +-------------------------------+-------------------------------+
  *  |               0               |        Donor or 0xFFFF        | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+    Joining worker (48 bits)   |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -71,20 +71,20 @@ public final class JoinNoticeFlyweight {
      *
      * @param jobId         of the job.
      * @param firstRound    the first round the joining worker votes in.
-     * @param wordOffset    first word of the shard.
+     * @param wordOffset    first word of the slice.
      * @param donor         worker id of the donor, or {@link #NO_DONOR}.
-     * @param shard         index of the server's slice.
+     * @param slice         index of the server's slice.
      * @param joiningWorker worker id of the joining worker.
      * @return the length written.
      */
-    public int encode(final int jobId, final long firstRound, final int wordOffset, final int donor, final int shard, final int joiningWorker) {
+    public int encode(final int jobId, final long firstRound, final int wordOffset, final int donor, final int slice, final int joiningWorker) {
         header.writeHeader(MessageType.JOIN_NOTICE, Encoding.NONE)
             .jobId(jobId)
             .round(firstRound)
             .chunkWordOffset(wordOffset)
             .chunkWords(0)
             .workerId(donor)
-            .shard(shard)
+            .slice(slice)
             .joiningWorker(joiningWorker);
         return LENGTH;
     }

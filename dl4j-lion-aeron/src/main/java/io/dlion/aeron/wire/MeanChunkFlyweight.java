@@ -22,7 +22,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |     Chunk Length in Words     |        0xFFFF (server)        | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -87,13 +87,13 @@ public final class MeanChunkFlyweight {
      * @param round       round number.
      * @param wordOffset  global word offset of the chunk.
      * @param words       words the chunk covers.
-     * @param shard       index of the server's slice.
+     * @param slice       index of the server's slice.
      * @param voters      the workers averaged.
      * @param mean        the chunk's mean values, chunk-local.
      * @param chunkParams parameters the chunk covers.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int shard, final VoterSet voters,
+    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int slice, final VoterSet voters,
         final float[] mean, final int chunkParams) {
         header.writeHeader(MessageType.MEAN_CHUNK, Encoding.FP32)
             .jobId(jobId)
@@ -101,7 +101,7 @@ public final class MeanChunkFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(words)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
-            .shard(shard)
+            .slice(slice)
             .voterSet(voters);
         GradientChunkFlyweight.putFloats(header.buffer(), header.afterVoterSet(), mean, 0, chunkParams);
         return length(voters.wordCount(), chunkParams);

@@ -28,7 +28,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |     Chunk Length in Words     |           Worker Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+        Count (48 bits)        |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -44,12 +44,12 @@ import org.agrona.MutableDirectBuffer;
  *   <li><b>Round Number</b>: the training round (0, 1, 2, ...); on a HELLO the round the worker votes in next, or
  *       {@link #JOIN_ROUND} from a worker that (re)joins a running job and must first be given its parameters.</li>
  *   <li><b>Chunk Word Offset</b>: index of the first 64-parameter word the body covers, counted from
- *       parameter 0 of the whole vector (not of the shard), so parameter {@code j} is covered when
+ *       parameter 0 of the whole vector (not of the slice), so parameter {@code j} is covered when
  *       {@code offset <= j >>> 6 < offset + length}.</li>
  *   <li><b>Chunk Length in Words</b>: number of 64-parameter words covered (unsigned 16 bits).</li>
  *   <li><b>Worker Id</b> (unsigned 16 bits): sender of a VOTE_CHUNK or HELLO; {@link #SERVER_WORKER_ID} on a
  *       RESULT_CHUNK; the donor worker on a JOIN_NOTICE.</li>
- *   <li><b>Shard Index</b> (unsigned 16 bits): which server's parameter slice the chunk belongs to.</li>
+ *   <li><b>Slice Index</b> (unsigned 16 bits): which server's parameter slice the chunk belongs to.</li>
  *   <li><b>Count</b> (unsigned 48 bits): on a HELLO and HELLO_ACK the worker's total parameter count; on a RESULT_CHUNK,
  *       ROUND_ABORT and MEAN_CHUNK the words {@code k} of the voter set that follows the header; on a JOIN_NOTICE
  *       and the hand-over frames the joining worker; zero on a VOTE_CHUNK.</li>
@@ -68,8 +68,8 @@ public final class MessageHeaderFlyweight {
     public static final int SERVER_WORKER_ID = 0xFFFF;
     /** Most workers of a job the header can name: worker ids are in {@code [0, MAX_WORKERS)}. */
     public static final int MAX_WORKERS = VoteAggregator.MAX_VOTERS;
-    /** Most shards of a job: shard indices are unsigned 16 bits. */
-    public static final int MAX_SHARDS = 0xFFFF;
+    /** Most slices of a job: slice indices are unsigned 16 bits. */
+    public static final int MAX_SLICES = 0xFFFF;
     /** Round field of a HELLO from a worker that (re)joins a running job and waits to be told its first round. */
     public static final long JOIN_ROUND = -1L;
     /** Largest chunk length the header can state. */
@@ -84,7 +84,7 @@ public final class MessageHeaderFlyweight {
     public static final int CHUNK_WORD_OFFSET_OFFSET = 16;
     public static final int CHUNK_WORDS_OFFSET = 20;
     public static final int WORKER_ID_OFFSET = 22;
-    public static final int SHARD_OFFSET = 24;
+    public static final int SLICE_OFFSET = 24;
     /** The 48-bit count: parameter count, voter-set words or the joining worker, by type. */
     public static final int COUNT_OFFSET = 26;
     public static final int PARAM_COUNT_OFFSET = COUNT_OFFSET;
@@ -235,16 +235,16 @@ public final class MessageHeaderFlyweight {
         return this;
     }
 
-    public int shard() {
-        return buffer.getShort(offset + SHARD_OFFSET, ORDER) & 0xFFFF;
+    public int slice() {
+        return buffer.getShort(offset + SLICE_OFFSET, ORDER) & 0xFFFF;
     }
 
     /**
-     * @param shard index of the server's slice.
+     * @param slice index of the server's slice.
      * @return this for a fluent API.
      */
-    public MessageHeaderFlyweight shard(final int shard) {
-        buffer.putShort(offset + SHARD_OFFSET, (short)shard, ORDER);
+    public MessageHeaderFlyweight slice(final int slice) {
+        buffer.putShort(offset + SLICE_OFFSET, (short)slice, ORDER);
         return this;
     }
 
@@ -350,6 +350,6 @@ public final class MessageHeaderFlyweight {
     public String toString() {
         return "MessageHeader{type=" + MessageType.name(type()) + ", encoding=" + encoding() + ", job=" + jobId()
             + ", round=" + round() + ", word=" + chunkWordOffset() + ", words=" + chunkWords() + ", worker=" + workerId()
-            + ", shard=" + shard() + ", count=" + count() + '}';
+            + ", slice=" + slice() + ", count=" + count() + '}';
     }
 }

@@ -7,7 +7,7 @@ import org.agrona.MutableDirectBuffer;
 
 /**
  * Encoder and decoder of a {@link MessageType#RESULT_CHUNK}: the voted result of (part of) one chunk, broadcast by the
- * shard's server.
+ * slice's server.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -23,7 +23,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |     Chunk Length in Words     |        0xFFFF (server)        | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -85,7 +85,7 @@ public final class ResultChunkFlyweight {
      * @param round      round number.
      * @param wordOffset global word offset of the frame's first word.
      * @param words      words the frame covers.
-     * @param shard      index of the server's slice.
+     * @param slice      index of the server's slice.
      * @param voters     workers counted.
      * @param downlink   the result's encoding.
      * @param planes     the result's planes holding the frame's words.
@@ -93,7 +93,7 @@ public final class ResultChunkFlyweight {
      * @param fromWord   index in the planes of the frame's first word.
      * @return the length written.
      */
-    public int encode(final int encoding, final int jobId, final long round, final int wordOffset, final int words, final int shard,
+    public int encode(final int encoding, final int jobId, final long round, final int wordOffset, final int words, final int slice,
         final VoterSet voters, final DownlinkEncoding downlink, final long[][] planes, final long params, final int fromWord) {
         header.writeHeader(MessageType.RESULT_CHUNK, encoding)
             .jobId(jobId)
@@ -101,7 +101,7 @@ public final class ResultChunkFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(words)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
-            .shard(shard)
+            .slice(slice)
             .voterSet(voters);
         final MutableDirectBuffer buffer = header.buffer();
         final int body = header.afterVoterSet();

@@ -18,11 +18,11 @@ import org.agrona.MutableDirectBuffer;
  *  |                       Round aborted                           |  8
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  First word of the shard                      | 16
+ *  |                  First word of the slice                      | 16
  *  +-------------------------------+-------------------------------+
  *  |               0               |        0xFFFF (server)        | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+   k = ceil(N / 64) (48 bits)  |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -72,19 +72,19 @@ public final class RoundAbortFlyweight {
      *
      * @param jobId      of the job.
      * @param round      the round aborted.
-     * @param wordOffset first word of the shard.
-     * @param shard      index of the server's slice.
+     * @param wordOffset first word of the slice.
+     * @param slice      index of the server's slice.
      * @param voters     workers that voted before the deadline.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int shard, final VoterSet voters) {
+    public int encode(final int jobId, final long round, final int wordOffset, final int slice, final VoterSet voters) {
         header.writeHeader(MessageType.ROUND_ABORT, Encoding.NONE)
             .jobId(jobId)
             .round(round)
             .chunkWordOffset(wordOffset)
             .chunkWords(0)
             .workerId(MessageHeaderFlyweight.SERVER_WORKER_ID)
-            .shard(shard)
+            .slice(slice)
             .voterSet(voters);
         return length(voters.wordCount());
     }

@@ -21,7 +21,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  *  |     Chunk Length in Words     |           Worker Id           | 20
  *  +-------------------------------+-------------------------------+
- *  |          Shard Index          |                               | 24
+ *  |          Slice Index          |                               | 24
  *  +-------------------------------+        0 (no voter set)       |
  *  |                                                               | 28
  *  +---------------------------------------------------------------+
@@ -80,13 +80,13 @@ public final class VoteChunkFlyweight {
      * @param wordOffset global word offset of the chunk.
      * @param words      words the chunk covers.
      * @param workerId   the voting worker.
-     * @param shard      index of the server's slice.
+     * @param slice      index of the server's slice.
      * @param signs      one plane of packed signs holding the chunk's words.
      * @param params     parameters of the vector {@code signs} holds (so the last word is cut to its bytes).
      * @param fromWord   index in {@code signs} of the chunk's first word.
      * @return the length written.
      */
-    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int workerId, final int shard,
+    public int encode(final int jobId, final long round, final int wordOffset, final int words, final int workerId, final int slice,
         final long[][] signs, final long params, final int fromWord) {
         header.writeHeader(MessageType.VOTE_CHUNK, Encoding.SIGN_BITS)
             .jobId(jobId)
@@ -94,7 +94,7 @@ public final class VoteChunkFlyweight {
             .chunkWordOffset(wordOffset)
             .chunkWords(words)
             .workerId(workerId)
-            .shard(shard)
+            .slice(slice)
             .count(0);
         final MutableDirectBuffer buffer = header.buffer();
         return BODY_OFFSET + SignEncoding.INSTANCE.encode(signs, params, fromWord, fromWord + words, view.of(buffer),

@@ -16,7 +16,7 @@
  *       the frame tags and the hand-over) and {@link io.dlion.aeron.wire.FrameMac} (the per-frame tags of
  *       {@code frameMac});</li>
  *   <li>{@link io.dlion.aeron.wire.MessageType}, {@link io.dlion.aeron.wire.Encoding} (body encodings, core's codecs),
- *       {@link io.dlion.aeron.wire.ChunkLayout} (the chunk grid of a shard), {@link io.dlion.aeron.wire.WireBuffers} and
+ *       {@link io.dlion.aeron.wire.ChunkLayout} (the chunk grid of a slice), {@link io.dlion.aeron.wire.WireBuffers} and
  *       {@link io.dlion.aeron.wire.LittleEndianView} (reused little-endian views of Aeron's buffers).</li>
  * </ul>
  */

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.dlion.Lion;
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.Payload;
@@ -245,19 +245,19 @@ class DenseDataParallelTest {
         final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
         open.add(runtime);
         final long[] bounds = Topology.sliceBounds(params, slices, GradientChunkFlyweight.CHUNK_WORDS);
-        final List<ShardEndpoint> shards = new ArrayList<>();
+        final List<SliceEndpoint> endpoints = new ArrayList<>();
         for (int s = 0; s < slices; s++) {
             final AggregationServer server = AggregationServer.launch(new AggregationServer.Context().payload(Payload.FP32)
                 .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).windowChunks(2)
-                .shard(s).paramRange(bounds[s], bounds[s + 1])
+                .slice(s).paramRange(bounds[s], bounds[s + 1])
                 .voteChannel(IPC).voteStreamId(1881 + 2 * s).resultChannel(IPC).resultStreamId(1882 + 2 * s).errorHandler(serverErrors::add));
             open.add(server);
-            shards.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], IPC, 1881 + 2 * s, IPC, 1882 + 2 * s));
+            endpoints.add(new SliceEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], IPC, 1881 + 2 * s, IPC, 1882 + 2 * s));
         }
         final List<AeronMeanExchange> exchanges = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             final AeronMeanExchange exchange = new AeronMeanExchange(new AeronMeanExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workers(workers).workerId(w).paramCount(params).shards(shards));
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).workerId(w).paramCount(params).slices(endpoints));
             open.add(exchange);
             exchanges.add(exchange);
         }

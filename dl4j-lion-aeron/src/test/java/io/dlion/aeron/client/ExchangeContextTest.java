@@ -6,7 +6,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import io.dlion.aeron.AeronRuntime;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
@@ -58,9 +58,9 @@ class ExchangeContextTest {
     @MethodSource("contexts")
     void shouldCoverEveryParameterWithOneServerByDefault(final String name, final Supplier<ExchangeContext<?>> context) {
         final ExchangeContext<?> ctx = valid(context).conclude();
-        assertEquals(1, ctx.shards().size());
-        assertEquals(0, ctx.shards().get(0).fromParam());
-        assertEquals(-1, ctx.shards().get(0).toParam(), "to the last parameter");
+        assertEquals(1, ctx.slices().size());
+        assertEquals(0, ctx.slices().get(0).fromParam());
+        assertEquals(-1, ctx.slices().get(0).toParam(), "to the last parameter");
     }
 
     @Test
@@ -70,15 +70,15 @@ class ExchangeContextTest {
                 .secret(new byte[32]).frameMac(true).conclude());
         assertTrue(tags.getMessage().startsWith("frameMac"), tags.getMessage());
         final long params = 4L * GradientChunkFlyweight.CHUNK_WORDS * 64;
-        final List<ShardEndpoint> gap = List.of(new ShardEndpoint(0, 0, 64, "aeron:ipc", 1, "aeron:ipc", 2),
-            new ShardEndpoint(1, 128, -1, "aeron:ipc", 3, "aeron:ipc", 4));
+        final List<SliceEndpoint> gap = List.of(new SliceEndpoint(0, 0, 64, "aeron:ipc", 1, "aeron:ipc", 2),
+            new SliceEndpoint(1, 128, -1, "aeron:ipc", 3, "aeron:ipc", 4));
         final IllegalArgumentException uncovered = assertThrows(IllegalArgumentException.class, () -> new AeronMeanExchange.Context()
-            .aeron(runtime.aeron()).jobId(1).workers(2).workerId(0).paramCount(params).shards(gap).conclude());
-        assertTrue(uncovered.getMessage().startsWith("shards"), uncovered.getMessage());
-        final List<ShardEndpoint> onGrid = List.of(new ShardEndpoint(0, 0, 2L * GradientChunkFlyweight.CHUNK_WORDS * 64, "aeron:ipc", 1,
-            "aeron:ipc", 2), new ShardEndpoint(1, 2L * GradientChunkFlyweight.CHUNK_WORDS * 64, -1, "aeron:ipc", 3, "aeron:ipc", 4));
+            .aeron(runtime.aeron()).jobId(1).workers(2).workerId(0).paramCount(params).slices(gap).conclude());
+        assertTrue(uncovered.getMessage().startsWith("slices"), uncovered.getMessage());
+        final List<SliceEndpoint> onGrid = List.of(new SliceEndpoint(0, 0, 2L * GradientChunkFlyweight.CHUNK_WORDS * 64, "aeron:ipc", 1,
+            "aeron:ipc", 2), new SliceEndpoint(1, 2L * GradientChunkFlyweight.CHUNK_WORDS * 64, -1, "aeron:ipc", 3, "aeron:ipc", 4));
         assertEquals(2, new AeronMeanExchange.Context().aeron(runtime.aeron()).jobId(1).workers(2).workerId(0).paramCount(params)
-            .shards(onGrid).conclude().shards().size());
+            .slices(onGrid).conclude().slices().size());
     }
 
     private static ExchangeContext<?> valid(final Supplier<ExchangeContext<?>> context) {

@@ -70,7 +70,7 @@ class AggregationServerTest {
         final List<AggregationServer.Context> contexts = new ArrayList<>();
         for (int s = 0; s < 2; s++) {
             contexts.add(new AggregationServer.Context().aeron(runtime.aeron()).jobId(JOB).workers(WORKERS).paramCount(PARAMS)
-                .chunkWords(CHUNK_WORDS).shard(s).paramRange(s * 1_280L, s == 0 ? 1_280L : PARAMS)
+                .chunkWords(CHUNK_WORDS).slice(s).paramRange(s * 1_280L, s == 0 ? 1_280L : PARAMS)
                 .voteChannel(IPC).voteStreamId(1785 + 2 * s).resultChannel(IPC).resultStreamId(1786 + 2 * s));
         }
         final AggregationServers servers = AggregationServers.launch(contexts);

@@ -184,15 +184,15 @@ class ChunkWindowTest {
     }
 
     @Test
-    void shouldRefuseFramesOffThisShardsGrid() {
+    void shouldRefuseFramesOffThisSlicesGrid() {
         final ChunkWindow window = window(4, VoteRule.MAJORITY);
         final long[] signs = new long[(int)((PARAMS + 63) >>> 6)];
         final int length = vote.wrap(frame, 0).encode(1, 0, CHUNK_WORDS, CHUNK_WORDS, 0, 0, new long[][] {signs}, PARAMS, CHUNK_WORDS);
         assertNull(window.checkFrame(vote.header(), length));
         assertEquals(RejectReason.BAD_LENGTH, window.checkFrame(vote.header(), length - 1));
-        vote.header().shard(1);
-        assertEquals(RejectReason.WRONG_SHARD, window.checkFrame(vote.header(), length));
-        vote.header().shard(0).chunkWordOffset(CHUNK_WORDS + 1);
+        vote.header().slice(1);
+        assertEquals(RejectReason.WRONG_SLICE, window.checkFrame(vote.header(), length));
+        vote.header().slice(0).chunkWordOffset(CHUNK_WORDS + 1);
         assertEquals(RejectReason.OUT_OF_RANGE, window.checkFrame(vote.header(), length));
         vote.header().chunkWordOffset(CHUNK_WORDS).writeHeader(io.dlion.aeron.wire.MessageType.VOTE_CHUNK, Encoding.TERNARY);
         assertEquals(RejectReason.MALFORMED, window.checkFrame(vote.header(), length));

@@ -99,10 +99,10 @@ class MembershipTest {
     }
 
     @Test
-    void shouldRefuseHellosOfAnotherShardOrVector() {
+    void shouldRefuseHellosOfAnotherSliceOrVector() {
         final Membership membership = membership(null);
         final int length = hello.wrap(frame, 0).encode(1, 0, 0, 0, 1, PARAMS, 100, null, 0, null, 0, 0);
-        assertEquals(RejectReason.WRONG_SHARD, membership.onHello(hello, length, 0, 100, -1, false));
+        assertEquals(RejectReason.WRONG_SLICE, membership.onHello(hello, length, 0, 100, -1, false));
         hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS + 1, 100, null, 0, null, 0, 0);
         assertEquals(RejectReason.PARAM_COUNT_MISMATCH, membership.onHello(hello, length, 0, 100, -1, false));
         hello.wrap(frame, 0).encode(1, 0, 0, 0, 0, PARAMS, 100, null, 0, null, 0, 0);

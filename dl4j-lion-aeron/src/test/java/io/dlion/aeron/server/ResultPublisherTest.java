@@ -80,7 +80,7 @@ class ResultPublisherTest {
         final VoterSet voters = new VoterSet(WORKERS);
         assertTrue(abort.readVoters(voters, frames.get(0).length));
         assertEquals(VoterSet.of(WORKERS, 0, 70), voters);
-        assertEquals(2, abort.header().shard());
+        assertEquals(2, abort.header().slice());
         assertEquals(ChunkLayout.frameLength(2 * Long.BYTES), counters.bytesOut().get(), "a voter set of two words");
     }
 

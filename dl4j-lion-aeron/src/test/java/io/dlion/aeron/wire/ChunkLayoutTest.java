@@ -33,10 +33,10 @@ class ChunkLayoutTest {
         assertEquals(maxWords - (long) chunkWords * (whole.chunkCount() - 1), whole.wordsOf(whole.chunkCount() - 1));
 
         final long from = (maxWords - 5000) * 64;
-        final ChunkLayout lastShard = new ChunkLayout(params, from, params, chunkWords);
-        assertEquals(5, lastShard.chunkCount());
-        assertEquals(maxWords - 1000, lastShard.wordOffset(4));
-        assertEquals(4, lastShard.chunkAt((int) (maxWords - 1000)));
+        final ChunkLayout lastSlice = new ChunkLayout(params, from, params, chunkWords);
+        assertEquals(5, lastSlice.chunkCount());
+        assertEquals(maxWords - 1000, lastSlice.wordOffset(4));
+        assertEquals(4, lastSlice.chunkAt((int) (maxWords - 1000)));
     }
 
     @Test

@@ -41,7 +41,7 @@ class DenseWireFormatGoldenTest {
         assertEquals(2, header.chunkWordOffset());
         assertEquals(1, header.chunkWords());
         assertEquals(3, header.workerId());
-        assertEquals(0, header.shard());
+        assertEquals(0, header.slice());
         final float[] values = new float[5];
         read.decode(3, values, 1);
         assertArrayEquals(new float[] {0, 1.0f, -2.5f, 0.1f, 0}, values);

@@ -51,7 +51,7 @@ class WireFormatGoldenTest {
         assertEquals(1000, header.chunkWordOffset());
         assertEquals(2, header.chunkWords());
         assertEquals(3, header.workerId());
-        assertEquals(1, header.shard());
+        assertEquals(1, header.slice());
         final long[][] signs = new long[1][2];
         vote.decodeSigns(128, signs);
         assertArrayEquals(new long[] {0x0123456789ABCDEFL, -1L}, signs[0]);
@@ -79,7 +79,7 @@ class WireFormatGoldenTest {
         assertEquals(1000, header.chunkWordOffset());
         assertEquals(1, header.chunkWords());
         assertEquals(MessageHeaderFlyweight.SERVER_WORKER_ID, header.workerId());
-        assertEquals(1, header.shard());
+        assertEquals(1, header.slice());
         final VoterSet voters = new VoterSet(3);
         assertTrue(result.readVoters(voters, golden.length));
         assertEquals(VoterSet.all(3), voters);
@@ -106,7 +106,7 @@ class WireFormatGoldenTest {
         assertEquals(0, hello.round());
         assertFalse(hello.isJoin());
         assertEquals(2, hello.header().workerId());
-        assertEquals(0, hello.header().shard());
+        assertEquals(0, hello.header().slice());
         assertEquals(10_000_000L, hello.paramCount());
         assertEquals(0x1122334455667788L, hello.nonce());
         assertEquals(1_700_000_000_000L, hello.timestampMs());
@@ -134,7 +134,7 @@ class WireFormatGoldenTest {
         assertEquals(300, ack.joinRound());
         assertEquals(0, ack.donor());
         assertEquals(2, ack.header().workerId());
-        assertEquals(1, ack.header().shard());
+        assertEquals(1, ack.header().slice());
         assertEquals(1000, ack.header().chunkWordOffset());
         assertEquals(10_000_000L, ack.header().paramCount());
         assertEquals(0x1122334455667788L, ack.nonce());
@@ -187,7 +187,7 @@ class WireFormatGoldenTest {
         assertEquals(300, read.firstRound());
         assertEquals(0, read.donor());
         assertEquals(2, read.joiningWorker());
-        assertEquals(1, read.header().shard());
+        assertEquals(1, read.header().slice());
         assertEquals(1000, read.header().chunkWordOffset());
     }
 
@@ -238,8 +238,8 @@ class WireFormatGoldenTest {
     void shouldWriteAndReadHandOverChunkAsGolden() {
         final byte[] golden = golden("handover-chunk-v2.hex");
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[golden.length]);
-        final byte[] slice = "xxdlion".getBytes(StandardCharsets.US_ASCII);
-        assertEquals(golden.length, new HandOverChunkFlyweight().wrap(buffer, 0).encode(77, 300, 0, 0, 2, 8160, slice, 2, 5));
+        final byte[] piece = "xxdlion".getBytes(StandardCharsets.US_ASCII);
+        assertEquals(golden.length, new HandOverChunkFlyweight().wrap(buffer, 0).encode(77, 300, 0, 0, 2, 8160, piece, 2, 5));
         assertArrayEquals(golden, buffer.byteArray());
 
         final HandOverChunkFlyweight read = new HandOverChunkFlyweight().wrapForRead(new UnsafeBuffer(golden), 0);

@@ -48,7 +48,7 @@ final class AeronTransport implements VoteTransport {
     @Override
     public void monitor(final Monitor monitor) {
         monitor.driver(job.aeron());
-        for (int s = 0; s < job.shards().size(); s++) {
+        for (int s = 0; s < job.slices().size(); s++) {
             monitor.server(s, io.dlion.monitor.ServerProbe.Readings.of(job.server(s)));
         }
     }

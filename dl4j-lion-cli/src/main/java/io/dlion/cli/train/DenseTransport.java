@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.Configuration;
-import io.dlion.aeron.ShardEndpoint;
+import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.client.AeronMeanExchange;
 import io.dlion.aeron.server.AggregationServer;
@@ -63,7 +63,7 @@ public final class DenseTransport implements AutoCloseable {
         final AeronRuntime runtime = AeronRuntime.launch(new AeronRuntime.Context());
         try {
             final List<AggregationServer.Context> contexts = new ArrayList<>();
-            final List<ShardEndpoint> endpoints = new ArrayList<>();
+            final List<SliceEndpoint> endpoints = new ArrayList<>();
             final AtomicReference<Throwable> error = new AtomicReference<>();
             for (int s = 0; s < slices; s++) {
                 final String serverVotes;
@@ -84,14 +84,14 @@ public final class DenseTransport implements AutoCloseable {
                 final int voteStream = Configuration.VOTE_STREAM_ID_DEFAULT + 2 * s;
                 final int resultStream = voteStream + 1;
                 contexts.add(new AggregationServer.Context().payload(Payload.FP32)
-                    .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shard(s).paramRange(bounds[s], bounds[s + 1])
+                    .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).slice(s).paramRange(bounds[s], bounds[s + 1])
                     .voteChannel(serverVotes).voteStreamId(voteStream).resultChannel(serverResults).resultStreamId(resultStream)
                     .roundTimeoutNs(TimeUnit.MINUTES.toNanos(10)).errorHandler(ex -> error.compareAndSet(null, ex)));
-                endpoints.add(new ShardEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], serverVotes, voteStream, workerResults,
+                endpoints.add(new SliceEndpoint(s, bounds[s], s == slices - 1 ? -1 : bounds[s + 1], serverVotes, voteStream, workerResults,
                     resultStream));
             }
             return new DenseTransport(runtime, true, AggregationServers.launch(contexts), error, new AeronMeanExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).shards(endpoints));
+                .aeron(runtime.aeron()).jobId(JOB).workers(workers).paramCount(params).slices(endpoints));
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(runtime);
             throw ex;
@@ -115,7 +115,7 @@ public final class DenseTransport implements AutoCloseable {
         return new DenseTransport(runtime, shared == null, null, null, new AeronMeanExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params())
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret())
-            .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost())));
+            .slices(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost())));
     }
 
     /**
@@ -132,13 +132,13 @@ public final class DenseTransport implements AutoCloseable {
 
     /** @return the servers the workers' gradients go to: one for the star, one per worker for the sharded topology. */
     int slices() {
-        return template.shards().size();
+        return template.slices().size();
     }
 
     private static AeronMeanExchange.Context copyOf(final AeronMeanExchange.Context t) {
         // a context is concluded by the exchange it configures: every worker gets its own
         return new AeronMeanExchange.Context().aeron(t.aeron()).jobId(t.jobId()).workers(t.workers()).paramCount(t.paramCount())
-            .secret(t.secret()).connectTimeoutNs(t.connectTimeoutNs()).shards(t.shards());
+            .secret(t.secret()).connectTimeoutNs(t.connectTimeoutNs()).slices(t.slices());
     }
 
     @Override

@@ -57,12 +57,12 @@ public final class Monitor implements AutoCloseable {
     }
 
     /**
-     * @param shard    the slice this process serves.
+     * @param slice    the slice this process serves.
      * @param readings what its server counts.
      */
-    public synchronized void server(final int shard, final ServerProbe.Readings readings) {
+    public synchronized void server(final int slice, final ServerProbe.Readings readings) {
         if (metrics != null) {
-            keep(metrics.server(shard, readings));
+            keep(metrics.server(slice, readings));
         }
     }
 

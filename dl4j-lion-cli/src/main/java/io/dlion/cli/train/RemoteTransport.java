@@ -80,7 +80,7 @@ public final class RemoteTransport implements VoteTransport {
         this.template = new AeronVoteExchange.Context()
             .aeron(runtime.aeron()).jobId(s.job()).workers(s.workers()).paramCount(s.params()).rule(s.rule()).chunkWords(chunkWords)
             .connectTimeoutNs(TimeUnit.MINUTES.toNanos(5)).secret(s.secret()).frameMac(s.frameMac()).firstRound(s.firstRound()).join(s.join())
-            .shards(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost(),
+            .slices(s.topology().endpoints(s.params(), chunkWords, s.workers(), s.localHost(),
                 runtime.aeron().nextCorrelationId()));
         if (serving != null) {
             template.topology(s.topology()).sliceServers(serving);
@@ -107,7 +107,7 @@ public final class RemoteTransport implements VoteTransport {
         }
         if (settings.network()) {
             handOver = new AeronHandOver(new AeronHandOver.Context().aeron(runtime.aeron()).jobId(settings.job()).workers(settings.workers())
-                .workerId(id).run(settings.run()).secret(settings.secret()).shard(template.shards().get(0)).join(settings.join()));
+                .workerId(id).run(settings.run()).secret(settings.secret()).slice(template.slices().get(0)).join(settings.join()));
             template.sideAgent(handOver);
         }
         exchange = new AeronVoteExchange(template.workerId(id));

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A shard host killed with SIGKILL mid-training: three {@code ./dlion worker --topology sharded} processes over UDP loopback,
+ * A slice host killed with SIGKILL mid-training: three {@code ./dlion worker --topology sharded} processes over UDP loopback,
  * each serving one slice, with a job secret and no server of their own. Rank 0 (slice 0's server, the hand-over relay and
  * the first donor) is killed after its first epoch. Both survivors find its server dead within the stated bound, rank 1
  * takes slice 0 over, and the job goes on; rank 0 restarts with {@code --rejoin}, finds slice 0 at rank 1, takes a

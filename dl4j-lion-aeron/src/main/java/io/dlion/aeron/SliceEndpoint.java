@@ -6,11 +6,11 @@ import java.util.Objects;
 import io.dlion.aeron.wire.ChunkLayout;
 
 /**
- * Where a worker sends the votes of one shard and where it reads that shard's results: the shard's parameter
- * slice {@code [fromParam, toParam)} and its server's channels. An immutable value.
+ * Where a worker sends the votes of one slice and where it reads that slice's results: the slice's parameters
+ * {@code [fromParam, toParam)} and its server's channels. An immutable value.
  */
-public final class ShardEndpoint {
-    private final int shard;
+public final class SliceEndpoint {
+    private final int slice;
     private final long fromParam;
     private final long toParam;
     private final String voteChannel;
@@ -19,7 +19,7 @@ public final class ShardEndpoint {
     private final int resultStreamId;
 
     /**
-     * @param shard          index, as configured on the server of the slice.
+     * @param slice          index, as configured on the server of the slice.
      * @param fromParam      first parameter of the slice, a multiple of 64.
      * @param toParam        end of the slice (exclusive), or -1 for "to the last parameter".
      * @param voteChannel    channel the worker publishes this slice's votes on.
@@ -27,9 +27,9 @@ public final class ShardEndpoint {
      * @param resultChannel  channel the worker subscribes to for this slice's results.
      * @param resultStreamId stream id of the results.
      */
-    public ShardEndpoint(final int shard, final long fromParam, final long toParam, final String voteChannel, final int voteStreamId,
+    public SliceEndpoint(final int slice, final long fromParam, final long toParam, final String voteChannel, final int voteStreamId,
         final String resultChannel, final int resultStreamId) {
-        this.shard = shard;
+        this.slice = slice;
         this.fromParam = fromParam;
         this.toParam = toParam;
         this.voteChannel = Objects.requireNonNull(voteChannel, "voteChannel");
@@ -39,38 +39,38 @@ public final class ShardEndpoint {
     }
 
     /**
-     * One shard covering every parameter, on the default stream ids.
+     * One slice covering every parameter, on the default stream ids.
      *
      * @param voteChannel   channel of the votes.
      * @param resultChannel channel of the results.
      * @return the endpoint.
      */
-    public static ShardEndpoint whole(final String voteChannel, final String resultChannel) {
-        return new ShardEndpoint(0, 0, -1, voteChannel, Configuration.voteStreamId(), resultChannel, Configuration.resultStreamId());
+    public static SliceEndpoint whole(final String voteChannel, final String resultChannel) {
+        return new SliceEndpoint(0, 0, -1, voteChannel, Configuration.voteStreamId(), resultChannel, Configuration.resultStreamId());
     }
 
     /**
-     * Check that a client's shards cover every parameter, in order, each on a chunk grid.
+     * Check that a client's slices cover every parameter, in order, each on a chunk grid.
      *
-     * @param shards     the endpoints, slice 0 first.
+     * @param slices     the endpoints, slice 0 first.
      * @param paramCount parameters of the job.
      * @param chunkWords words per chunk of the servers' grids.
-     * @throws IllegalArgumentException naming the first shard that does not follow.
+     * @throws IllegalArgumentException naming the first slice that does not follow.
      */
-    public static void checkCover(final List<ShardEndpoint> shards, final long paramCount, final int chunkWords) {
+    public static void checkCover(final List<SliceEndpoint> slices, final long paramCount, final int chunkWords) {
         long expectedFrom = 0;
-        for (int i = 0; i < shards.size(); i++) {
-            final ShardEndpoint shard = shards.get(i);
-            final long to = shard.toParam() < 0 ? paramCount : shard.toParam();
-            if (shard.fromParam() != expectedFrom) {
-                throw new IllegalArgumentException("shards must cover [0, paramCount) in order without gaps: shard " + i
-                    + " starts at " + shard.fromParam() + ", expected " + expectedFrom);
+        for (int i = 0; i < slices.size(); i++) {
+            final SliceEndpoint slice = slices.get(i);
+            final long to = slice.toParam() < 0 ? paramCount : slice.toParam();
+            if (slice.fromParam() != expectedFrom) {
+                throw new IllegalArgumentException("slices must cover [0, paramCount) in order without gaps: slice " + i
+                    + " starts at " + slice.fromParam() + ", expected " + expectedFrom);
             }
-            new ChunkLayout(paramCount, shard.fromParam(), to, chunkWords);
+            new ChunkLayout(paramCount, slice.fromParam(), to, chunkWords);
             expectedFrom = to;
         }
         if (expectedFrom != paramCount) {
-            throw new IllegalArgumentException("shards must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount);
+            throw new IllegalArgumentException("slices must cover [0, paramCount): they end at " + expectedFrom + " of " + paramCount);
         }
     }
 
@@ -78,12 +78,12 @@ public final class ShardEndpoint {
      * @param channel the vote channel of the slice's server now (it moved to another host).
      * @return the same slice and result channel, with that vote channel.
      */
-    public ShardEndpoint withVoteChannel(final String channel) {
-        return new ShardEndpoint(shard, fromParam, toParam, channel, voteStreamId, resultChannel, resultStreamId);
+    public SliceEndpoint withVoteChannel(final String channel) {
+        return new SliceEndpoint(slice, fromParam, toParam, channel, voteStreamId, resultChannel, resultStreamId);
     }
 
-    public int shard() {
-        return shard;
+    public int slice() {
+        return slice;
     }
 
     public long fromParam() {
@@ -113,7 +113,7 @@ public final class ShardEndpoint {
 
     @Override
     public String toString() {
-        return "ShardEndpoint{shard=" + shard + ", params=[" + fromParam + ", " + toParam + "), vote=" + voteChannel + " #" + voteStreamId
+        return "SliceEndpoint{slice=" + slice + ", params=[" + fromParam + ", " + toParam + "), vote=" + voteChannel + " #" + voteStreamId
             + ", result=" + resultChannel + " #" + resultStreamId + '}';
     }
 }
