@@ -52,7 +52,8 @@ import org.agrona.concurrent.IdleStrategy;
  * reads the slice's result again whole ({@link SliceOwners} has the rule). Given the job's {@link Context#topology(Topology)},
  * the exchange also serves: it starts this rank's slice server before it connects, starts the server of every slice the
  * rule moves to this rank ({@link SliceServers}), and closes them with itself; a worker made with
- * {@link Context#join(boolean) join(true)} serves nothing and finds each slice's server along the ring.
+ * {@link Context#join(boolean) join(true)} finds each slice's server along the ring and serves nothing until a later move
+ * gives it a slice.
  * <p>
  * Parts, one job each: {@link ShardState} (one per shard: its publication and subscription, the frames it sends and
  * receives, where the shard stands in the round; the same link as {@link AeronMeanExchange}'s, with a
@@ -153,6 +154,9 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         CloseHelper.closeAll(shards);
         session = newSession(true);
+        if (ctx.owners != null) {
+            ctx.owners.rejoining(); // it votes no more until it joined: it judges and serves as a restarted rank does
+        }
         try {
             for (int i = 0; i < shards.length; i++) {
                 shards[i] = null;
@@ -254,12 +258,13 @@ public final class AeronVoteExchange implements VoteExchange {
         final IdleStrategy idle = ctx.idleStrategy;
         idle.reset();
         while (true) {
-            int work = moveLostSlices();
+            int work = 0;
             for (final ShardState shard : shards) {
                 work += shard.maintain();
             }
             work += sendChunks() + sideWork();
             work += ShardState.pollResults(shards, session, round);
+            work += moveLostSlices(); // after the frames already here are read: a server is judged on the rounds applied
             if (parts != null) {
                 work += giveParts(round, parts);
             }
@@ -322,19 +327,20 @@ public final class AeronVoteExchange implements VoteExchange {
         if (session.inRound() && !closed) {
             throw new IllegalStateException("pollIdle between rounds only: round " + session.submittedRound() + " is awaited");
         }
-        int work = sideWork() + moveLostSlices();
+        int work = sideWork();
         for (final ShardState shard : shards) {
             work += shard.maintain();
             work += shard.poll();
         }
-        return work;
+        return work + moveLostSlices();
     }
 
     /**
      * Slice failover ({@link Context#owners(SliceOwners)}): a slice whose server fell silent moves to the server the rule
-     * names (this process starts it when that is this rank); a joining worker that has not found a slice's server yet
-     * tries the next rank along the ring, unless its candidate is alive (it serves another slice this worker reached) and
-     * will take the slice over once it notices the death itself.
+     * names (this process starts it when that is this rank), and so does a slice whose new owner never answers and serves
+     * nothing else this worker reached; a joining worker that has not found a slice's server yet tries the next rank
+     * along the ring, unless its candidate is alive (it serves another slice this worker reached) and will take the slice
+     * over once it notices the death itself. A server's answer names the rank serving it, and the view follows.
      *
      * @return work done.
      */
@@ -346,17 +352,21 @@ public final class AeronVoteExchange implements VoteExchange {
         final long now = ctx.nanoClock.nanoTime();
         int work = 0;
         for (final ShardState shard : shards) {
+            final int slice = shard.endpoint().shard();
+            if (shard.connected() && shard.serverRank() >= 0 && shard.serverRank() != shardOwner[shard.index()]) {
+                owners.onServedBy(slice, shard.serverRank());
+                shardOwner[shard.index()] = owners.owner(slice); // reached where it is: no move
+            }
             if (!shard.serverSilent(now, owners.silenceNs())) {
                 continue;
             }
-            final int slice = shard.endpoint().shard();
-            if (shard.connected()) {
-                final int lost = owners.owner(slice);
+            final int lost = owners.owner(slice);
+            if (shard.connected() || (!owners.isJoining() && !isAlive(lost))) {
                 owners.onServerLost(slice);
                 counters.slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
-                    + ") is silent and disconnected: rank " + lost + " is dead; " + owners);
-            } else if (owners.isJoining() && !isAlive(owners.owner(slice))) {
+                    + (shard.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead; " + owners);
+            } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
                 continue; // the candidate is alive: it takes the slice over once it finds the old server dead itself
@@ -444,6 +454,8 @@ public final class AeronVoteExchange implements VoteExchange {
         ShardState.connectAll(shards, ctx, this::moveLostSlices);
         if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final ShardState shard : shards) {
+                ctx.owners.onServedBy(shard.endpoint().shard(), shard.serverRank());
+                shardOwner[shard.index()] = ctx.owners.owner(shard.endpoint().shard());
                 ctx.owners.onFound(shard.endpoint().shard());
             }
         }
@@ -471,6 +483,9 @@ public final class AeronVoteExchange implements VoteExchange {
     private RoundResult complete(final long round) {
         final RoundResult result = assembly.complete(round);
         session.endRound(round);
+        if (ctx.owners != null) {
+            ctx.owners.onApplied(round, result.voterSet());
+        }
         counters.rounds().incrementRelease();
         exchangeCounters.addRound(ctx.nanoClock.nanoTime() - submitNs);
         return result;
@@ -559,8 +574,8 @@ public final class AeronVoteExchange implements VoteExchange {
          * A sharded job ({@link Topology#sharded(List, int)}) whose slices this process serves as rank
          * {@link #workerId(int)}: the exchange starts this rank's slice server, takes over the slice of every dead rank
          * the failover rule gives to it ({@link SliceOwners}) and closes its servers with itself; with
-         * {@link #join(boolean) join(true)} it serves nothing and finds each slice's server. The chunk size becomes the
-         * topology's ({@link Topology#chunkWords(long, int)}); without {@link #shards(List)} the slices' endpoints are the
+         * {@link #join(boolean) join(true)} it finds each slice's server and serves once a later move gives it a slice. The
+         * chunk size becomes the topology's ({@link Topology#chunkWords(long, int)}); without {@link #shards(List)} the slices' endpoints are the
          * topology's, with results arriving on this rank's host. What is asked of the servers is
          * {@link #sliceServers(SliceServers.Context)}.
          *
@@ -610,7 +625,7 @@ public final class AeronVoteExchange implements VoteExchange {
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
                 .chunkWords(chunkWords()).secret(secret()).frameMac(frameMac());
             sliceServers = new SliceServers(s);
-            owners = new SliceOwners(topology, workerId, s.silenceNs(), sliceServers::serve);
+            owners = new SliceOwners(topology, workerId, s.silenceNs(), sliceServers::takeOver);
             if (join) {
                 owners.joining();
             }

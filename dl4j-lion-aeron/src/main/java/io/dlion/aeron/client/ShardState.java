@@ -109,6 +109,8 @@ final class ShardState implements AutoCloseable {
     /** Set when the shard moved to another server ({@link #moveTo}): the round is sent again once that server proves itself. */
     private boolean moved;
     private int provenSession;
+    /** The rank whose process serves the proven server, as its answer said, or -1. */
+    private int serverRank = -1;
     private boolean forgedAnswer;
     private int forgedSession;
     private long lastHelloNs;
@@ -236,6 +238,11 @@ final class ShardState implements AutoCloseable {
     boolean serverSilent(final long now, final long silenceNs) {
         return (session.joining() || (session.inRound() && !resultDone())) && now - lastServerFrameNs >= silenceNs
             && !publication.isConnected();
+    }
+
+    /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */
+    int serverRank() {
+        return serverRank;
     }
 
     /** @return true once the shard's server proved itself on a result image (its results are read from it). */
@@ -578,6 +585,7 @@ final class ShardState implements AutoCloseable {
             proven = true;
             moved = false;
             provenSession = sessionId;
+            serverRank = ack.servingRank();
             helloIntervalNs = HELLO_INTERVAL_NS;
             for (int i = 0; i < unprovenCount; i++) {
                 if (unprovenSession[i] == sessionId) {

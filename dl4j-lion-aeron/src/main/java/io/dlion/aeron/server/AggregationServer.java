@@ -478,7 +478,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
             final long joinRound = membership.answerJoinRound(w);
             if (!publisher.publishHelloAck(w, answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
-                joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), answerCredentials)) {
+                joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), ctx.servingRank, answerCredentials)) {
                 return work;
             }
             answers.answered(w);
@@ -525,6 +525,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int fragmentLimit = Configuration.fragmentLimit();
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private int minVoters;
+        private int servingRank = -1;
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private Payload payload = Payload.SIGNS;
@@ -580,6 +581,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             if (minVoters < 1 || minVoters > workers()) {
                 throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers() + "], got " + minVoters);
+            }
+            if (servingRank < -1 || servingRank >= workers()) {
+                throw new IllegalArgumentException("servingRank must be in [-1, workers=" + workers() + "), got " + servingRank);
             }
             if (helloMaxSkewMs < 0) {
                 throw new IllegalArgumentException("helloMaxSkewMs must be >= 0, got " + helloMaxSkewMs);
@@ -674,6 +678,20 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public long fromParam() {
             return fromParam;
+        }
+
+        /**
+         * @param servingRank the rank of the sharded job whose process runs this server, named in every HELLO_ACK so that a
+         *                    worker knows who serves the slice wherever it looked; -1 (default) for a server of no rank.
+         * @return this for a fluent API.
+         */
+        public Context servingRank(final int servingRank) {
+            this.servingRank = servingRank;
+            return this;
+        }
+
+        public int servingRank() {
+            return servingRank;
         }
 
         public long toParam() {

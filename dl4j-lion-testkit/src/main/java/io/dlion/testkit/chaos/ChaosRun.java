@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -52,6 +53,8 @@ public final class ChaosRun {
     private final PrintStream out;
     private final List<ChildProcess> children = new ArrayList<>();
     private final Set<String> killedNames = new HashSet<>();
+    /** Faults whose targets the run chose when they came (the relay, wherever slice 0 is served then), by index. */
+    private final Map<Integer, Fault> retargeted = new TreeMap<>();
     private final List<String> nemesisLog = new ArrayList<>();
     private final String tag;
     private final Path dir;
@@ -140,7 +143,7 @@ public final class ChaosRun {
                         }
                     } else if (started.containsKey(a.fault.index())) {
                         end(a.fault, byFault);
-                        injected.add(new Injected(a.fault, started.get(a.fault.index()), System.currentTimeMillis()));
+                        injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), System.currentTimeMillis()));
                     }
                 }
                 Thread.sleep(TICK_MS);
@@ -151,7 +154,7 @@ public final class ChaosRun {
                     if (!a.fault.kind().kills()) {
                         end(a.fault, byFault);
                     }
-                    injected.add(new Injected(a.fault, started.get(a.fault.index()), -1));
+                    injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), -1));
                 }
             }
         } finally {
@@ -199,11 +202,24 @@ public final class ChaosRun {
     /** @return false when the fault cannot be carried out (its target exited: the job ended). */
     private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault)
         throws IOException, InterruptedException {
-        final int[] t = f.targets();
+        int[] t = f.targets();
         switch (f.kind()) {
             case KILL_WORKER:
             case KILL_RELAY:
             case KILL_TWO:
+                if (f.kind() == FaultKind.KILL_RELAY) {
+                    final int relay = relay();
+                    if (relay < 0) {
+                        log(f, "skipped: no live process serves slice 0 now (its move is under way)");
+                        return false;
+                    }
+                    if (relay != t[0]) {
+                        log(f, "the relay is rank " + relay + ", not rank " + t[0] + " as planned (the plan counts a restarted rank out for"
+                            + " longer than its rejoin took)");
+                    }
+                    t = new int[] {relay};
+                    retargeted.put(f.index(), new Fault(f.index(), f.atMs(), f.kind(), t, f.durationMs()));
+                }
                 for (final int w : t) {
                     if (!workers[w].isAlive()) {
                         log(f, "skipped: worker " + w + " has exited");
@@ -250,8 +266,34 @@ public final class ChaosRun {
         }
     }
 
+    /** @return the fault as it was carried out: the planned one, or with the targets chosen when it came. */
+    private Fault asInjected(final Fault f) {
+        return retargeted.getOrDefault(f.index(), f);
+    }
+
+    /**
+     * @return the rank whose live process serves slice 0 now, as its output says (the last to start serving it, should two
+     *     say so), or -1.
+     */
+    private int relay() {
+        int relay = -1;
+        long latest = Long.MIN_VALUE;
+        for (int w = 0; w < workers.length; w++) {
+            final int rank = w;
+            final Predicate<String> serves = l -> l.contains("takes over slice 0 ") || (rank == 0 && l.startsWith("worker 0 serves slice 0 "));
+            if (workers[w].isAlive() && workers[w].lastLine(serves) != null) {
+                final long at = workers[w].timeOfFirstLine(Long.MIN_VALUE, serves);
+                if (relay < 0 || at - latest > 0) {
+                    relay = w;
+                    latest = at;
+                }
+            }
+        }
+        return relay;
+    }
+
     private void end(final Fault f, final Map<Integer, ChildProcess> byFault) throws IOException, InterruptedException {
-        final int[] t = f.targets();
+        final int[] t = asInjected(f).targets();
         switch (f.kind()) {
             case KILL_WORKER:
             case KILL_RELAY:
