@@ -49,6 +49,9 @@ public final class ChaosRun {
     private static final Pattern PARAMS = Pattern.compile("model \\S+, (\\d+) parameters");
     private static final long TICK_MS = 20;
 
+    /** Longest the job may take to apply its first round on every worker. */
+    static final long START_BOUND_MS = 300_000;
+
     private final Context ctx;
     private final PrintStream out;
     private final List<ChildProcess> children = new ArrayList<>();
@@ -125,7 +128,11 @@ public final class ChaosRun {
             for (int w = 0; w < n; w++) {
                 workers[w] = worker(w, false);
             }
+            final long launchedMs = System.currentTimeMillis();
+            awaitFirstRound();
             startWallMs = System.currentTimeMillis();
+            log(String.format(Locale.ROOT, "every worker applied a round %.1f s after the start: the nemesis's clock starts",
+                (startWallMs - launchedMs) / 1000.0));
             final long hardEnd = startWallMs + ctx.schedule.durationMs() + TimeUnit.MINUTES.toMillis(ctx.graceMinutes);
             int next = 0;
             while (!allExited()) {
@@ -262,6 +269,27 @@ public final class ChaosRun {
                 byFault.put(f.index(), s);
                 log(f, "stranger claiming worker id " + t[0] + " with another secret");
                 return true;
+            }
+        }
+    }
+
+    /**
+     * The nemesis's clock starts when every worker has applied a round: a rank killed before the job's first round
+     * leaves its slice without a server (slices move only from a server that had proven itself), and the processes'
+     * start-up time varies with the load of the machine.
+     *
+     * @throws IllegalStateException when a worker exits first, or the job has not started within {@value #START_BOUND_MS} ms.
+     */
+    private void awaitFirstRound() throws IOException, InterruptedException {
+        final long deadline = System.currentTimeMillis() + START_BOUND_MS;
+        for (int w = 0; w < workers.length; w++) {
+            while (!Files.exists(historyOf(w)) || Files.readAllLines(historyOf(w), StandardCharsets.US_ASCII).stream()
+                .noneMatch(l -> l.contains(" applied r="))) {
+                if (!workers[w].isAlive() || System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("worker " + w + " did not apply a round within " + START_BOUND_MS + " ms of its start"
+                        + (workers[w].isAlive() ? "" : " (it exited)") + "; see " + dir.resolve("logs"));
+                }
+                Thread.sleep(TICK_MS);
             }
         }
     }

@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
  *   <li>a stop lasts longer than the round deadline and at most {@link Context#maxStopMs()} (below a slice server's silence
  *       bound, so that a stopped server is not taken for dead).</li>
  * </ul>
- * Faults start from {@link Context#warmUpMs()} (every worker started and training) to {@code durationMs - quietEndMs} (the
+ * Faults start from {@link Context#warmUpMs()} (counted from the moment every worker applied a round) to {@code durationMs - quietEndMs} (the
  * last restarted worker has time to rejoin before the run ends); the gap between two starts is uniform in
  * [0.5, 1.5] x {@link Context#meanGapMs()}. Each fault is of a kind the job can take at that moment, drawn at random among
  * those drawn fewest times so far: the kills that need workers in (two at once needs every worker in) come as often as
