@@ -26,7 +26,8 @@ import io.dlion.vote.VoterSet;
  * <b>A restarted rank serves again.</b> A rank restarted into the running job joins as a new member; once a round counts
  * it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own rank at
  * the next move that finds that rank a candidate. So a job survives any number of deaths over its life, as long as the
- * quorum holds at every moment.
+ * quorum holds at every moment. Should no rank counted in the last round be left (those it did not count were late,
+ * or joining), the slice moves to the first rank from the slice not found dead since that round began.
  * <p>
  * <b>Why they agree.</b> Every worker applies the same rule to the same facts. The voters of a round are in its result,
  * which every worker applies bit for bit; and a server's death is found by the workers that go on (those that received
@@ -273,8 +274,14 @@ public final class SliceOwners {
                 return r;
             }
         }
-        throw new IllegalStateException("slice " + slice + ": no rank left to serve it (none counted in round " + lastApplied
-            + " is alive)");
+        for (int i = 0; i < workers; i++) {
+            final int r = (slice + i) % workers;
+            if (foundDeadIn[r] <= lastApplied) {
+                return r; // no rank counted in the last round lives: any rank not found dead since that round began
+            }
+        }
+        throw new IllegalStateException("slice " + slice + ": no rank left to serve it (every rank was found dead since round "
+            + lastApplied + " began)");
     }
 
     private int next(final int slice, final int from) {

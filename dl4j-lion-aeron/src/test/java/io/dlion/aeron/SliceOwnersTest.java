@@ -43,12 +43,12 @@ class SliceOwnersTest {
         rank0.onServerLost(2);
         assertEquals(0, rank0.owner(2));
         assertEquals(List.of(2), served);
-        assertThrows(IllegalStateException.class, () -> {
-            final SliceOwners view = new SliceOwners(sharded(3), 2, SILENCE, s -> { });
-            view.onApplied(5, VoterSet.of(3, 0, 1)); // a round without this worker
-            view.onServerLost(0);
-            view.onServerLost(1);
-        }, "no rank left");
+        final List<Integer> last = new ArrayList<>();
+        final SliceOwners view = new SliceOwners(sharded(3), 2, SILENCE, last::add);
+        view.onApplied(5, VoterSet.of(3, 0, 1)); // a round without this worker
+        view.onServerLost(0);
+        view.onServerLost(1);
+        assertEquals(List.of(0, 1), last, "the last rank alive serves every slice, counted or not");
     }
 
     /** Random deaths, seen by every live worker in its own order: all views agree with the plain scan. */
@@ -217,6 +217,23 @@ class SliceOwnersTest {
         assertEquals(1, rank1.owner(0));
         assertEquals(1, rank1.owner(2));
         assertEquals(List.of(0, 2), served);
+    }
+
+    /**
+     * The last round counted ranks 0 and 2 only (1 and 3 were late, or joining); both die: the slices go to the first rank
+     * not found dead since that round began, so a job with live ranks never runs out of servers.
+     */
+    @Test
+    void shouldFallBackToAnyRankNotFoundDeadWhenEveryRankCountedDied() {
+        final List<Integer> served = new ArrayList<>();
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, served::add);
+        rank3.onApplied(10, VoterSet.of(4, 0, 2));
+        rank3.onServerLost(0);
+        assertEquals(2, rank3.owner(0), "the first rank counted in round 10 after rank 0");
+        rank3.onServerLost(0); // rank 2 dies too
+        assertEquals(1, rank3.owner(0), "no counted rank lives: rank 1, not found dead");
+        assertEquals(3, rank3.owner(2));
+        assertEquals(List.of(2), served);
     }
 
     @Test
