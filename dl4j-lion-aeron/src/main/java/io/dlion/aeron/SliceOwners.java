@@ -3,7 +3,6 @@ package io.dlion.aeron;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
 
 import io.dlion.vote.VoterSet;
 
@@ -54,7 +53,7 @@ public final class SliceOwners {
     private final int rank;
     private final int workers;
     private final long silenceNs;
-    private final IntConsumer serve;
+    private final Serve serve;
     /** Joining only: ranks found dead (by a silent server, or passed on the ring). */
     private final boolean[] dead;
     private final int[] owner;
@@ -70,10 +69,10 @@ public final class SliceOwners {
      * @param rank      this worker's rank.
      * @param silenceNs how long a server may be silent while a result is awaited before it counts as dead (if its
      *                  publication is disconnected too).
-     * @param serve     starts serving a slice in this process, on the slice's ports ({@link Topology#votePort(int)}), when
-     *                  the rule makes this rank its server; called on the training thread, before the worker greets it.
+     * @param serve     starts serving a slice in this process, told the ranks just found dead (its rounds need not wait
+     *                  for them), when the rule makes this rank its server; called on the training thread.
      */
-    public SliceOwners(final Topology topology, final int rank, final long silenceNs, final IntConsumer serve) {
+    public SliceOwners(final Topology topology, final int rank, final long silenceNs, final Serve serve) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.workers = topology.slices();
         if (!Topology.SHARDED.equals(topology.name())) {
@@ -213,7 +212,7 @@ public final class SliceOwners {
             if (owner[s] == lost) {
                 owner[s] = successor(s);
                 if (owner[s] == rank) {
-                    serve.accept(s);
+                    serve.serve(s, foundDeadNow());
                 }
             }
         }
@@ -264,6 +263,28 @@ public final class SliceOwners {
      */
     public String voteChannel(final int slice) {
         return Channels.udpVotes(topology.host(owner[slice]), topology.votePort(slice), topology.linkStreams(workers));
+    }
+
+    /** @return the ranks found dead since the last round applied began: a new server need not wait for their votes. */
+    private VoterSet foundDeadNow() {
+        final VoterSet now = new VoterSet(workers);
+        for (int r = 0; r < workers; r++) {
+            if (foundDeadIn[r] > lastApplied) {
+                now.add(r);
+            }
+        }
+        return now;
+    }
+
+    /** Starts serving a slice in this process. */
+    @FunctionalInterface
+    public interface Serve {
+        /**
+         * @param slice the slice the rule moved to this rank.
+         * @param dead  the ranks just found dead: the new server does not wait for their votes (a restarted one says HELLO
+         *              first, which makes it waited for again).
+         */
+        void serve(int slice, VoterSet dead);
     }
 
     /** The rule: the first candidate from the slice's own rank on. */

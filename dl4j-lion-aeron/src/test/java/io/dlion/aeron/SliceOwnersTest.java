@@ -24,7 +24,7 @@ class SliceOwnersTest {
     @Test
     void shouldMoveEverySliceOfADeadRankToTheNextLiveRankAndServeItThere() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, served::add);
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, (s, d) -> served.add(s));
         rank3.onServerLost(1);
         assertEquals(2, rank3.owner(1), "slice 1 moves to rank 2");
         assertEquals(List.of(), served, "rank 3 serves nothing yet");
@@ -39,12 +39,12 @@ class SliceOwnersTest {
     @Test
     void shouldWrapAroundTheRing() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, served::add);
+        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, (s, d) -> served.add(s));
         rank0.onServerLost(2);
         assertEquals(0, rank0.owner(2));
         assertEquals(List.of(2), served);
         final List<Integer> last = new ArrayList<>();
-        final SliceOwners view = new SliceOwners(sharded(3), 2, SILENCE, last::add);
+        final SliceOwners view = new SliceOwners(sharded(3), 2, SILENCE, (s, d) -> last.add(s));
         view.onApplied(5, VoterSet.of(3, 0, 1)); // a round without this worker
         view.onServerLost(0);
         view.onServerLost(1);
@@ -75,7 +75,7 @@ class SliceOwnersTest {
                 final int me = viewer;
                 final int[] serves = new int[n];
                 java.util.Arrays.fill(serves, -1);
-                final SliceOwners view = new SliceOwners(sharded(n), viewer, SILENCE, s -> serves[s] = me);
+                final SliceOwners view = new SliceOwners(sharded(n), viewer, SILENCE, (s, d) -> serves[s] = me);
                 final List<Integer> seen = new ArrayList<>(deaths);
                 Collections.shuffle(seen, new java.util.Random(random.nextLong()));
                 for (final int d : seen) {
@@ -109,7 +109,7 @@ class SliceOwnersTest {
     @Test
     void shouldLetARestartedRankLookForTheServersAndServeNothing() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, served::add).joining();
+        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, (s, d) -> served.add(s)).joining();
         assertTrue(rank1.isJoining());
         assertEquals(2, rank1.owner(1), "its own slice moved when it died: first candidate rank 2");
         assertEquals(0, rank1.owner(0));
@@ -137,7 +137,7 @@ class SliceOwnersTest {
     @Test
     void shouldGiveARestartedRankCountedInARoundItsSliceBackAtTheNextMove() {
         final List<Integer> servedBy2 = new ArrayList<>();
-        final SliceOwners rank2 = new SliceOwners(sharded(3), 2, SILENCE, servedBy2::add);
+        final SliceOwners rank2 = new SliceOwners(sharded(3), 2, SILENCE, (s, d) -> servedBy2.add(s));
         rank2.onApplied(9, VoterSet.all(3));
         rank2.onServerLost(0);
         assertEquals(1, rank2.owner(0));
@@ -146,7 +146,7 @@ class SliceOwnersTest {
         assertFalse(rank2.isCandidate(0));
 
         final List<Integer> servedBy0 = new ArrayList<>();
-        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, servedBy0::add).joining();
+        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, (s, d) -> servedBy0.add(s)).joining();
         rank0.onServedBy(0, 1); // its answer: rank 1 serves slice 0
         assertEquals(1, rank0.owner(0));
         for (final SliceOwners view : List.of(rank2, rank0)) {
@@ -173,7 +173,7 @@ class SliceOwnersTest {
     void shouldSurviveMoreDeathsThanRanksOverTheJobsLife() {
         final int n = 4;
         final SplittableRandom random = new SplittableRandom(11);
-        final SliceOwners view = new SliceOwners(sharded(n), 3, SILENCE, s -> { });
+        final SliceOwners view = new SliceOwners(sharded(n), 3, SILENCE, (s, d) -> { });
         long round = 0;
         for (int death = 0; death < 40; death++) {
             view.onApplied(round++, VoterSet.all(n));
@@ -203,7 +203,7 @@ class SliceOwnersTest {
     @Test
     void shouldServeNothingWhileALiveProcessJoinsAgain() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank1 = new SliceOwners(sharded(3), 1, SILENCE, served::add);
+        final SliceOwners rank1 = new SliceOwners(sharded(3), 1, SILENCE, (s, d) -> served.add(s));
         rank1.onApplied(30, VoterSet.all(3)); // its own view: it was counted in the last round it applied
         rank1.rejoining();
         assertTrue(rank1.isJoining());
@@ -226,7 +226,11 @@ class SliceOwnersTest {
     @Test
     void shouldFallBackToAnyRankNotFoundDeadWhenEveryRankCountedDied() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, served::add);
+        final List<VoterSet> toldDead = new ArrayList<>();
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, (s, d) -> {
+            served.add(s);
+            toldDead.add(d);
+        });
         rank3.onApplied(10, VoterSet.of(4, 0, 2));
         rank3.onServerLost(0);
         assertEquals(2, rank3.owner(0), "the first rank counted in round 10 after rank 0");
@@ -234,13 +238,14 @@ class SliceOwnersTest {
         assertEquals(1, rank3.owner(0), "no counted rank lives: rank 1, not found dead");
         assertEquals(3, rank3.owner(2));
         assertEquals(List.of(2), served);
+        assertEquals(VoterSet.of(4, 0, 2), toldDead.get(0), "its new server does not wait for the two ranks found dead");
     }
 
     @Test
     void shouldRefuseWhatCannotWork() {
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(Topology.star("h", 1, 2), 0, SILENCE, s -> { }));
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 3, SILENCE, s -> { }));
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 0, TimeUnit.MILLISECONDS.toNanos(500), s -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(Topology.star("h", 1, 2), 0, SILENCE, (s, d) -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 3, SILENCE, (s, d) -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 0, TimeUnit.MILLISECONDS.toNanos(500), (s, d) -> { }));
     }
 
     private static int firstLive(final boolean[] dead, final int slice) {

@@ -451,7 +451,7 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        ShardState.connectAll(shards, ctx, this::moveLostSlices);
+        ShardState.connectAll(shards, ctx, () -> moveLostSlices() + sideWork()); // a joining worker's hand-over drains the relay
         if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final ShardState shard : shards) {
                 ctx.owners.onServedBy(shard.endpoint().shard(), shard.serverRank());
@@ -557,7 +557,7 @@ public final class AeronVoteExchange implements VoteExchange {
 
         /**
          * @param sideAgent work done on every pass of the exchange's waits ({@code await}, {@code awaitJoin},
-         *                  {@code pollIdle}) on the training thread, e.g. an {@link AeronHandOver} sending a donor's state
+         *                  {@code pollIdle}, connecting) on the training thread, e.g. an {@link AeronHandOver} sending a donor's state
          *                  while the donor waits for a round; it must not block. Null for none (default).
          * @return this for a fluent API.
          */
@@ -625,7 +625,7 @@ public final class AeronVoteExchange implements VoteExchange {
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
                 .chunkWords(chunkWords()).secret(secret()).frameMac(frameMac());
             sliceServers = new SliceServers(s);
-            owners = new SliceOwners(topology, workerId, s.silenceNs(), sliceServers::takeOver);
+            owners = new SliceOwners(topology, workerId, s.silenceNs(), (slice, dead) -> sliceServers.takeOver(slice, dead));
             if (join) {
                 owners.joining();
             }

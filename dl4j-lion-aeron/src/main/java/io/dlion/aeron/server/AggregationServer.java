@@ -180,6 +180,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         this.membership = new Membership(workers, ctx.shard, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
             ctx.epochClock, counters);
+        if (ctx.absent != null) {
+            membership.excuse(ctx.absent);
+        }
         this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
         this.window = new ChunkWindow(layout, ctx.shard, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
@@ -526,6 +529,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private int minVoters;
         private int servingRank = -1;
+        private VoterSet absent;
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private Payload payload = Payload.SIGNS;
@@ -581,6 +585,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             if (minVoters < 1 || minVoters > workers()) {
                 throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers() + "], got " + minVoters);
+            }
+            if (absent != null && absent.capacity() != workers()) {
+                throw new IllegalArgumentException("absent must hold workers=" + workers() + " ids, got a set of " + absent.capacity());
             }
             if (servingRank < -1 || servingRank >= workers()) {
                 throw new IllegalArgumentException("servingRank must be in [-1, workers=" + workers() + "), got " + servingRank);
@@ -692,6 +699,20 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public int servingRank() {
             return servingRank;
+        }
+
+        /**
+         * @param absent workers known to be gone (a dead rank whose slice this server takes over): rounds do not wait for
+         *               them until they say HELLO; null (default) waits for every worker from the start.
+         * @return this for a fluent API.
+         */
+        public Context absent(final VoterSet absent) {
+            this.absent = absent;
+            return this;
+        }
+
+        public VoterSet absent() {
+            return absent;
         }
 
         public long toParam() {

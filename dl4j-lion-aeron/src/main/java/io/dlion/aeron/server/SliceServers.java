@@ -11,6 +11,7 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 
@@ -71,7 +72,7 @@ public final class SliceServers implements AutoCloseable {
      * @throws IllegalStateException when closed, or when the slice is served here already.
      */
     public AggregationServer serve(final int slice) {
-        return serve(slice, slice != ctx.rank || !servers.isEmpty());
+        return serve(slice, slice != ctx.rank || !servers.isEmpty(), null);
     }
 
     /**
@@ -83,10 +84,24 @@ public final class SliceServers implements AutoCloseable {
      * @throws IllegalStateException when closed, or when the slice is served here already.
      */
     public AggregationServer takeOver(final int slice) {
-        return serve(slice, true);
+        return serve(slice, true, null);
     }
 
-    private AggregationServer serve(final int slice, final boolean takenOver) {
+    /**
+     * Start serving a slice the failover rule moved to this rank, whose rounds do not wait for the ranks just found dead
+     * (without this the fresh server would wait for their votes until its round deadline; a restarted rank says HELLO
+     * first, which makes it waited for again).
+     *
+     * @param slice the slice.
+     * @param dead  the ranks found dead; null or empty for none.
+     * @return the running server.
+     * @throws IllegalStateException when closed, or when the slice is served here already.
+     */
+    public AggregationServer takeOver(final int slice, final VoterSet dead) {
+        return serve(slice, true, dead);
+    }
+
+    private AggregationServer serve(final int slice, final boolean takenOver, final VoterSet dead) {
         if (closed) {
             throw new IllegalStateException("slice servers closed");
         }
@@ -100,7 +115,7 @@ public final class SliceServers implements AutoCloseable {
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
             .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
-            .slice(ctx.topology, slice).servingRank(ctx.rank);
+            .slice(ctx.topology, slice).servingRank(ctx.rank).absent(dead);
         if (ctx.errorHandler != null) {
             server.errorHandler(ctx.errorHandler);
         }
