@@ -215,17 +215,13 @@ public final class ChaosRun {
             case KILL_RELAY:
             case KILL_TWO:
                 if (f.kind() == FaultKind.KILL_RELAY) {
-                    final int relay = relay();
-                    if (relay < 0) {
-                        log(f, "skipped: no live process serves slice 0 now (its move is under way)");
+                    t = relayOrSkip(f);
+                    if (t == null) {
                         return false;
                     }
-                    if (relay != t[0]) {
-                        log(f, "the relay is rank " + relay + ", not rank " + t[0] + " as planned (the plan counts a restarted rank out for"
-                            + " longer than its rejoin took)");
-                    }
-                    t = new int[] {relay};
-                    retargeted.put(f.index(), new Fault(f.index(), f.atMs(), f.kind(), t, f.durationMs()));
+                }
+                if (!quorumStays(f, t)) {
+                    return false;
                 }
                 for (final int w : t) {
                     if (!workers[w].isAlive()) {
@@ -242,6 +238,9 @@ public final class ChaosRun {
             case STOP:
                 if (!workers[t[0]].isAlive()) {
                     log(f, "skipped: worker " + t[0] + " has exited");
+                    return false;
+                }
+                if (!quorumStays(f, t)) {
                     return false;
                 }
                 workers[t[0]].signal("STOP");
@@ -292,6 +291,67 @@ public final class ChaosRun {
                 Thread.sleep(TICK_MS);
             }
         }
+    }
+
+    /** @return the relay as the target (logged when it is not the rank planned), or null when none serves slice 0 now. */
+    private int[] relayOrSkip(final Fault f) {
+        final int relay = relay();
+        if (relay < 0) {
+            log(f, "skipped: no live process serves slice 0 now (its move is under way)");
+            return null;
+        }
+        if (relay != f.targets()[0]) {
+            log(f, "the relay is rank " + relay + ", not rank " + f.targets()[0] + " as planned (the plan counts a restarted rank out"
+                + " for longer than its rejoin took)");
+        }
+        final int[] t = {relay};
+        retargeted.put(f.index(), new Fault(f.index(), f.atMs(), f.kind(), t, f.durationMs()));
+        return t;
+    }
+
+    /**
+     * The plan counts a restarted worker in again {@code rejoinAllowanceMs} after its restart; on a loaded machine a rejoin
+     * can take longer (its JVM, the data, the hand-over, the rounds it reads to catch up). So before it kills or stops, the
+     * nemesis checks what the job shows: at least the quorum of the workers the last round applied counted must remain, else
+     * the fault is skipped (a round that only the others could vote in would be aborted below the quorum, and the job fail).
+     *
+     * @return true when the fault may go ahead.
+     */
+    private boolean quorumStays(final Fault f, final int[] targets) throws IOException {
+        HistoryEvent last = null;
+        for (int w = 0; w < workers.length; w++) {
+            final Path h = historyOf(w);
+            if (!Files.exists(h)) {
+                continue;
+            }
+            final List<String> lines = Files.readAllLines(h, StandardCharsets.US_ASCII);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (lines.get(i).contains(" applied r=")) {
+                    final HistoryEvent e = HistoryEvent.parse(lines.get(i));
+                    if (last == null || e.round() > last.round()) {
+                        last = e;
+                    }
+                    break;
+                }
+            }
+        }
+        if (last == null) {
+            return true;
+        }
+        int remain = 0;
+        for (int w = 0; w < workers.length; w++) {
+            boolean target = false;
+            for (final int x : targets) {
+                target |= x == w;
+            }
+            remain += last.voted(w) && !target ? 1 : 0;
+        }
+        if (remain < ctx.schedule.minVoters()) {
+            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
+                + java.util.Arrays.toString(targets) + " fewer than the quorum (" + ctx.schedule.minVoters() + ") would remain");
+            return false;
+        }
+        return true;
     }
 
     /** @return the fault as it was carried out: the planned one, or with the targets chosen when it came. */
