@@ -29,10 +29,19 @@ run() { # name, then ./dlion train options
     fi
 }
 
-# method (mavo, avg, dense), N, H, lr, outer-lr-scale, partition, seed, data options...
+# method (mavo, avg, dense), N, H, lr, outer step, partition, seed, data options...
+# The outer step is SCALE (the outer lr scale, default outer betas) or SCALE:BETA1:BETA2; a run's name holds it as
+# sSCALE or sSCALE-bBETA1-BETA2.
 one() {
-    local method="$1" n="$2" h="$3" lr="$4" scale="$5" part="$6" seed="$7"; shift 7
-    local name="$method-n$n-h$h-lr$lr-s$scale-${part//:/_}-seed$seed"
+    local method="$1" n="$2" h="$3" lr="$4" outer="$5" part="$6" seed="$7"; shift 7
+    local scale="${outer%%:*}" betas=()
+    local tag="s$scale"
+    if [ "$outer" != "$scale" ]; then
+        local b="${outer#*:}"
+        betas=(--outer-beta1 "${b%%:*}" --outer-beta2 "${b#*:}")
+        tag="s$scale-b${b%%:*}-${b#*:}"
+    fi
+    local name="$method-n$n-h$h-lr$lr-$tag-${part//:/_}-seed$seed"
     local sharing=(--sharing "dlion-$method")
     if [ "$method" = dense ]; then
         sharing=(--sharing dense-lion --transport aeron-ipc)
@@ -40,7 +49,7 @@ one() {
     fi
     local local_steps=()
     if [ "$h" -gt 1 ]; then
-        local_steps=(--local-steps "$h" --outer-lr-scale "$scale")
+        local_steps=(--local-steps "$h" --outer-lr-scale "$scale" "${betas[@]}")
     fi
     run "$name" "${sharing[@]}" --workers "$n" --batch $((n * WB)) --lr "$lr" --seed "$seed" --partition "$part" \
         "${local_steps[@]}" "$@"
@@ -61,10 +70,15 @@ case "$PHASE" in
             done
             one dense 8 1 "$lr" 1 iid 42 --validation 10000
         done
+        # the outer step of MaVo H = 16 at lr 1e-3: its scale and its momentum (outer beta1 0: the vote of the signs of
+        # the workers' pseudo-gradients, no outer momentum)
+        for outer in 0.25 0.35 0.65 0.5:0.9:0.9 0.5:0.9:0.999 0.5:0.5:0.99 0.5:0.25:0.99 0.5:0:0.99 0.35:0:0.99 0.75:0:0.99; do
+            one mavo 8 16 1e-3 "$outer" iid 42 --validation 10000
+        done
         ;;
     final)
-        # the chosen settings: "method H lr scale", from the tuning table (scripts/local_steps_report.py --best)
-        CHOSEN="${DLION_STUDY_CHOSEN:?set DLION_STUDY_CHOSEN to the tuned settings, e.g. 'mavo 1 1e-3 1;avg 16 3e-3 0.5;dense 1 1e-3 1'}"
+        # the chosen settings: "method H lr outer", from the tuning table (scripts/local_steps_report.py best)
+        CHOSEN="${DLION_STUDY_CHOSEN:?set DLION_STUDY_CHOSEN to the tuned settings, e.g. 'mavo 1 1e-3 1;mavo 16 1e-3 0.5:0:0.99;dense 1 1e-3 1'}"
         PARTS="${DLION_STUDY_PARTITIONS:-iid dirichlet:0.1 classes:2 dirichlet:1.0}"
         WORKERS="${DLION_STUDY_WORKERS:-8}"
         SEEDS="${DLION_STUDY_SEEDS:-42 43 44}"

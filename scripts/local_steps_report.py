@@ -5,7 +5,8 @@
   python3 scripts/local_steps_report.py best  [--dir runs/local-steps]          the chosen settings, for DLION_STUDY_CHOSEN
   python3 scripts/local_steps_report.py final [--dir runs/local-steps] [--svg docs/img/local-steps.svg]
 
-Run names: METHOD-nN-hH-lrLR-sSCALE-PARTITION-seedS (dense: dense-nN-lrLR-PARTITION-seedS). Accuracy is the last epoch's
+Run names: METHOD-nN-hH-lrLR-sSCALE[-bBETA1-BETA2]-PARTITION-seedS (the outer lr scale, and the outer betas when not
+the defaults 0.9, 0.99; dense: dense-nN-lrLR-PARTITION-seedS). Accuracy is the last epoch's
 (validation accuracy in the tuning runs, test accuracy in the final ones); mean and sample standard deviation over seeds.
 Bits per parameter per step on the links: (bytes up + bytes down) * 8 / (parameters * steps * N), i.e. what one worker's
 link carries per step, counted by the exchanges (in-process: the encoded frames; dense over Aeron IPC: the frames).
@@ -19,7 +20,7 @@ import re
 import statistics
 import sys
 
-NAME = re.compile(r"^(mavo|avg)-n(\d+)-h(\d+)-lr([0-9.e-]+)-s([0-9.]+)-(.+)-seed(\d+)$")
+NAME = re.compile(r"^(mavo|avg)-n(\d+)-h(\d+)-lr([0-9.e-]+)-s([0-9.]+(?:-b[0-9.]+-[0-9.]+)?)-(.+)-seed(\d+)$")
 DENSE = re.compile(r"^(dense)-n(\d+)-lr([0-9.e-]+)-(.+)-seed(\d+)$")
 LABEL = {"mavo": "D-Lion MaVo", "avg": "D-Lion Avg", "dense": "dense G-Lion"}
 PARTS = ["iid", "dirichlet_1.0", "dirichlet_0.1", "classes_2"]
@@ -60,6 +61,20 @@ def runs(root):
     return out
 
 
+def outer(scale):
+    """The outer step of a run's name: "0.5" (default outer betas) or "0.5-b0-0.99" -> "0.5, β1 0, β2 0.99"."""
+    if "-b" not in scale:
+        return scale
+    s, b = scale.split("-b", 1)
+    b1, b2 = b.split("-", 1)
+    return "%s, β1 %s, β2 %s" % (s, b1, b2)
+
+
+def outer_arg(scale):
+    """The outer step as local-steps-study.sh takes it: "0.5" or "0.5:0:0.99"."""
+    return scale.replace("-b", ":", 1).replace("-", ":", 1) if "-b" in scale else scale
+
+
 def mean_std(values):
     if not values:
         return float("nan"), float("nan")
@@ -77,7 +92,7 @@ def fmt(values):
 
 def tune(root):
     rs = [r for r in runs(os.path.join(root, "tune"))]
-    print("| method | H | outer lr scale | bits/param/step | lr 3e-4 | lr 1e-3 | lr 3e-3 |")
+    print("| method | H | outer lr scale (and betas) | bits/param/step | lr 3e-4 | lr 1e-3 | lr 3e-3 |")
     print("|---|---|---|---|---|---|---|")
     keys = sorted({(r["method"], r["h"], r["scale"]) for r in rs}, key=lambda k: (["mavo", "avg", "dense"].index(k[0]), k[1], k[2]))
     best = {}
@@ -91,13 +106,13 @@ def tune(root):
                 if cur is None or acc[0] > cur[0]:
                     best[(k[0], k[1])] = (acc[0], lr, k[2])
         bits = statistics.mean(r["epochs"][-1]["bits"] for r in rs if (r["method"], r["h"], r["scale"]) == k)
-        print("| %s | %d | %s | %.3f | %s |" % (LABEL[k[0]], k[1], k[2] if k[1] > 1 else "—", bits, " | ".join(cells)))
+        print("| %s | %d | %s | %.3f | %s |" % (LABEL[k[0]], k[1], outer(k[2]) if k[1] > 1 else "—", bits, " | ".join(cells)))
     return best
 
 
 def chosen(root):
     best = tune_quiet(root)
-    return ";".join("%s %d %s %s" % (m, h, lr, scale) for (m, h), (_, lr, scale) in sorted(best.items(), key=lambda i: (["mavo", "avg", "dense"].index(i[0][0]), i[0][1])))
+    return ";".join("%s %d %s %s" % (m, h, lr, outer_arg(scale)) for (m, h), (_, lr, scale) in sorted(best.items(), key=lambda i: (["mavo", "avg", "dense"].index(i[0][0]), i[0][1])))
 
 
 def tune_quiet(root):
@@ -124,7 +139,7 @@ def final(root, svg):
             group = [r for r in sel if (r["method"], r["h"], r["lr"], r["scale"]) == k]
             bits = statistics.mean(r["epochs"][-1]["bits"] for r in group)
             cells = [fmt([r["epochs"][-1]["acc"] for r in group if r["part"] == p]) for p in parts]
-            lr = k[2] + (" (outer ×%s)" % k[3] if k[1] > 1 else "")
+            lr = k[2] + (" (outer ×%s)" % outer(k[3]) if k[1] > 1 else "")
             print("| %s | %d | %s | %.3f | %s |" % (LABEL[k[0]], k[1], lr, bits, " | ".join(cells)))
     if svg:
         plot(rs, svg)
