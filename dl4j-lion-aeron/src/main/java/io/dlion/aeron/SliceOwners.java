@@ -1,33 +1,47 @@
 package io.dlion.aeron;
 
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
+
+import io.dlion.vote.VoterSet;
 
 /**
  * Who serves which slice of a sharded job now, as this worker sees it, and what it does when a slice's server dies.
  * <p>
- * <b>The rule.</b> Slice {@code s} is served by the first rank, in ring order {@code s, s + 1, ..., s - 1 (mod N)},
- * that is not dead. At the start that is rank {@code s} itself ({@link Topology}); a rank is dead once its slice server
- * fell silent: a worker waiting for a result (or for its join round) has heard nothing from it for
- * {@link #silenceNs()} although it said HELLO every second, and its vote publication lost its connection (the server's
- * media driver stopped sending status messages, which Aeron notices after its publication connection timeout, 5 s):
- * the rank's process is gone, not merely slow. Every slice the dead rank served moves to its successor by the rule,
- * and the successor serves it in its own process on the slice's own ports ({@link Topology#votePort(int)}), on its own
- * host: a fresh server there, which the workers find as they find a restarted server (the round goes on, or a worker that
- * lost the dead server's last result is told to rejoin).
+ * <b>The rule.</b> When the server of a slice falls silent, the slice moves to the first rank, in ring order
+ * {@code s, s + 1, ..., s - 1 (mod N)} from the slice's own rank {@code s}, that is a <i>candidate</i>: a rank counted
+ * among the voters of the last round this worker applied, and not found dead since that round began. At the start every
+ * rank serves its own slice ({@link Topology}). A server is found dead once it fell silent: a worker waiting for a result
+ * (or for its join round) has heard nothing from it for {@link #silenceNs()} although it said HELLO every second, and its
+ * vote publication lost its connection (the server's media driver stopped sending status messages, which Aeron notices
+ * after its publication connection timeout, 5 s): the rank's process is gone, not merely slow. Every slice the dead rank
+ * served moves by the rule, and the new owner serves it in its own process on the slice's own ports
+ * ({@link Topology#votePort(int)}), on its own host: a fresh server there, which the workers find as they find a restarted
+ * server (the round goes on, or a worker that lost the dead server's last result is told to rejoin). A rank the rule
+ * names that never answers within {@link #silenceNs()}, and serves no other slice this worker reached, is dead too, and
+ * the slice moves on by the same rule.
  * <p>
- * <b>Why they agree.</b> Every worker applies the same rule to the same facts: a process that died stays dead to everyone
- * (a restarted worker joins as a new member and serves nothing, see {@link #joining()}), and a live process answers every
- * HELLO within a round trip, while its media driver keeps its publications connected even when its training thread
- * stalls. So every worker moves slice {@code s} to the same rank, and the rank it moves to is the one that starts serving
- * it. A slice never has two servers at once: its successor serves it only after it found the previous server dead, and
- * a dead server does not come back. A result is never applied twice: a worker completes a round once, and a slice moved
- * in the middle of a round is read again whole from the new server ({@code ResultAssembly}).
+ * <b>A restarted rank serves again.</b> A rank restarted into the running job joins as a new member; once a round counts
+ * it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own rank at
+ * the next move that finds that rank a candidate. So a job survives any number of deaths over its life, as long as the
+ * quorum holds at every moment. Should no rank counted in the last round be left (those it did not count were late,
+ * or joining), the slice moves to the first rank from the slice not found dead since that round began.
+ * <p>
+ * <b>Why they agree.</b> Every worker applies the same rule to the same facts. The voters of a round are in its result,
+ * which every worker applies bit for bit; and a server's death is found by the workers that go on (those that received
+ * its last result) while they await the next round, when each has applied exactly the same rounds. So every one of them
+ * moves slice {@code s} to the same rank, and the rank it moves to is the one that starts serving it. A worker that did
+ * not receive the dead server's last result is told to rejoin by the new server (and its view of who serves what is then
+ * set again by the servers' answers, which name the rank serving, {@link #onServedBy(int, int)}). A slice never has two
+ * servers at once: its new owner serves it only after it found the previous server dead, and a dead server does not come
+ * back. A result is never applied twice: a worker completes a round once, and a slice moved in the middle of a round is
+ * read again whole from the new server ({@code ResultAssembly}).
  * <p>
  * <b>A joining worker</b> (a restarted rank) does not know which ranks died before it started. It looks for each slice's
- * server along the ring, {@link #silenceNs()} per candidate, and takes the first that proves itself; the ranks it passed
- * are dead to it from then on, as they are to the others. It serves no slice: its own slice moved when it died.
+ * server along the ring, {@link #silenceNs()} per candidate, and takes the first that proves itself (whose answer names
+ * the rank serving it); the ranks it passed are dead to it from then on, as they are to the others. It serves no slice
+ * until it applied a round ({@link #onApplied(long, VoterSet)}), when it follows the rule as every other worker does.
  * <p>
  * Not thread-safe: the worker's training thread only.
  */
@@ -39,9 +53,15 @@ public final class SliceOwners {
     private final int rank;
     private final int workers;
     private final long silenceNs;
-    private final IntConsumer serve;
+    private final Serve serve;
+    /** Joining only: ranks found dead (by a silent server, or passed on the ring). */
     private final boolean[] dead;
     private final int[] owner;
+    /** The voters of the last round applied (every rank before the first). */
+    private final boolean[] voted;
+    /** Per rank: the round awaited when it was found dead ({@link Long#MIN_VALUE}: never; MAX_VALUE: while joining). */
+    private final long[] foundDeadIn;
+    private long lastApplied = -1;
     private boolean joining;
 
     /**
@@ -49,10 +69,10 @@ public final class SliceOwners {
      * @param rank      this worker's rank.
      * @param silenceNs how long a server may be silent while a result is awaited before it counts as dead (if its
      *                  publication is disconnected too).
-     * @param serve     starts serving a slice in this process, on the slice's ports ({@link Topology#votePort(int)}), when
-     *                  the rule makes this rank its server; called on the training thread, before the worker greets it.
+     * @param serve     starts serving a slice in this process, told the ranks just found dead (its rounds need not wait
+     *                  for them), when the rule makes this rank its server; called on the training thread.
      */
-    public SliceOwners(final Topology topology, final int rank, final long silenceNs, final IntConsumer serve) {
+    public SliceOwners(final Topology topology, final int rank, final long silenceNs, final Serve serve) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.workers = topology.slices();
         if (topology.kind() != Topology.Kind.SHARDED) {
@@ -69,6 +89,10 @@ public final class SliceOwners {
         this.serve = Objects.requireNonNull(serve, "serve");
         this.dead = new boolean[workers];
         this.owner = new int[workers];
+        this.voted = new boolean[workers];
+        this.foundDeadIn = new long[workers];
+        Arrays.fill(voted, true);
+        Arrays.fill(foundDeadIn, Long.MIN_VALUE);
         for (int s = 0; s < workers; s++) {
             owner[s] = s;
         }
@@ -76,7 +100,7 @@ public final class SliceOwners {
 
     /**
      * This worker restarted into a running job: it serves no slice (its own moved when it died) and looks for each
-     * slice's server along the ring.
+     * slice's server along the ring, until it applied a round ({@link #onApplied(long, VoterSet)}).
      *
      * @return this.
      */
@@ -87,12 +111,27 @@ public final class SliceOwners {
         return this;
     }
 
+    /**
+     * This worker's process lives on but joins the job again (it lost a round's result): until it applied a round it
+     * moves no slice to itself, for the others do not count it among the voters meanwhile; the servers it runs keep
+     * running.
+     *
+     * @return this.
+     */
+    public SliceOwners rejoining() {
+        joining = true;
+        for (int r = 0; r < workers; r++) {
+            dead[r] = r == rank || foundDeadIn[r] != Long.MIN_VALUE;
+        }
+        return this;
+    }
+
     /** @return the slices of the job, one per rank. */
     public int slices() {
         return workers;
     }
 
-    /** @return true for a worker that restarted into a running job (it looks for the servers). */
+    /** @return true for a worker that restarted into a running job and has not applied a round yet (it looks for the servers). */
     public boolean isJoining() {
         return joining;
     }
@@ -112,29 +151,83 @@ public final class SliceOwners {
 
     /**
      * @param r a rank.
-     * @return true when this worker found rank r's server dead.
+     * @return true when the rule would not move a slice to rank r now: while joining, r's server was found dead or
+     *     passed on the ring; then, r was not counted in the last round applied, or was found dead since it began.
      */
     public boolean isDead(final int r) {
-        return dead[r];
+        return joining ? dead[r] : !isCandidate(r);
     }
 
     /**
-     * The server of {@code slice} fell silent: the rank serving it is dead, and every slice it served moves to the next
-     * live rank. When that is this rank, it starts serving the slice first.
+     * @param r a rank.
+     * @return true when a slice that moves may move to rank r: counted in the last round applied, not found dead since.
+     */
+    public boolean isCandidate(final int r) {
+        return !joining && voted[r] && foundDeadIn[r] < lastApplied;
+    }
+
+    /**
+     * This worker applied a round: its voters are the candidates of the next move. The first round a joining worker
+     * applies ends its search: it follows the rule from then on, and serves a slice the rule moves to it.
+     *
+     * @param round  the round applied.
+     * @param voters the workers its result counts.
+     */
+    public void onApplied(final long round, final VoterSet voters) {
+        lastApplied = round;
+        for (int r = 0; r < workers; r++) {
+            voted[r] = voters.contains(r);
+            if (foundDeadIn[r] == Long.MAX_VALUE) {
+                foundDeadIn[r] = round; // found dead while joining: a candidate again only once a later round counts it
+            }
+        }
+        joining = false;
+    }
+
+    /**
+     * The server of {@code slice} fell silent, or the rank the rule named for it never answered: that rank is dead, and
+     * every slice it served moves by the rule (while joining: to the next rank on the ring not found dead). When that is
+     * this rank, it starts serving the slice first.
      *
      * @param slice the slice whose server fell silent.
      * @throws IllegalStateException when no rank is left.
      */
     public void onServerLost(final int slice) {
         final int lost = owner[slice];
-        dead[lost] = true;
-        for (int s = 0; s < workers; s++) {
-            if (owner[s] == lost) {
-                owner[s] = next(s, lost);
-                if (owner[s] == rank && !joining) {
-                    serve.accept(s);
+        if (lost == rank) {
+            return; // this process's own server: it is not dead while this code runs
+        }
+        if (joining) {
+            dead[lost] = true;
+            foundDeadIn[lost] = Long.MAX_VALUE;
+            for (int s = 0; s < workers; s++) {
+                if (owner[s] == lost) {
+                    owner[s] = next(s, lost);
                 }
             }
+            return;
+        }
+        foundDeadIn[lost] = lastApplied + 1;
+        for (int s = 0; s < workers; s++) {
+            if (owner[s] == lost) {
+                owner[s] = successor(s);
+                if (owner[s] == rank) {
+                    serve.serve(s, foundDeadNow());
+                }
+            }
+        }
+    }
+
+    /**
+     * The server of {@code slice} proved itself, naming the rank that serves it: this worker's view follows (a server
+     * reached on a host several ranks share may be another rank's than the one this worker looked for).
+     *
+     * @param slice the slice.
+     * @param r     the rank serving it, as its answer says; a negative value says nothing.
+     */
+    public void onServedBy(final int slice, final int r) {
+        if (r >= 0 && r < workers && r != rank) {
+            owner[slice] = r;
         }
     }
 
@@ -170,6 +263,46 @@ public final class SliceOwners {
      */
     public String voteChannel(final int slice) {
         return Channels.udpVotes(topology.host(owner[slice]), topology.votePort(slice), topology.linkStreams(workers));
+    }
+
+    /** @return the ranks found dead since the last round applied began: a new server need not wait for their votes. */
+    private VoterSet foundDeadNow() {
+        final VoterSet now = new VoterSet(workers);
+        for (int r = 0; r < workers; r++) {
+            if (foundDeadIn[r] > lastApplied) {
+                now.add(r);
+            }
+        }
+        return now;
+    }
+
+    /** Starts serving a slice in this process. */
+    @FunctionalInterface
+    public interface Serve {
+        /**
+         * @param slice the slice the rule moved to this rank.
+         * @param dead  the ranks just found dead: the new server does not wait for their votes (a restarted one says HELLO
+         *              first, which makes it waited for again).
+         */
+        void serve(int slice, VoterSet dead);
+    }
+
+    /** The rule: the first candidate from the slice's own rank on. */
+    private int successor(final int slice) {
+        for (int i = 0; i < workers; i++) {
+            final int r = (slice + i) % workers;
+            if (isCandidate(r)) {
+                return r;
+            }
+        }
+        for (int i = 0; i < workers; i++) {
+            final int r = (slice + i) % workers;
+            if (foundDeadIn[r] <= lastApplied) {
+                return r; // no rank counted in the last round lives: any rank not found dead since that round began
+            }
+        }
+        throw new IllegalStateException("slice " + slice + ": no rank left to serve it (every rank was found dead since round "
+            + lastApplied + " began)");
     }
 
     private int next(final int slice, final int from) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.dlion.vote.VoterSet;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,7 +24,7 @@ class SliceOwnersTest {
     @Test
     void shouldMoveEverySliceOfADeadRankToTheNextLiveRankAndServeItThere() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, served::add);
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, (s, d) -> served.add(s));
         rank3.onServerLost(1);
         assertEquals(2, rank3.owner(1), "slice 1 moves to rank 2");
         assertEquals(List.of(), served, "rank 3 serves nothing yet");
@@ -38,15 +39,16 @@ class SliceOwnersTest {
     @Test
     void shouldWrapAroundTheRing() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, served::add);
+        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, (s, d) -> served.add(s));
         rank0.onServerLost(2);
         assertEquals(0, rank0.owner(2));
         assertEquals(List.of(2), served);
-        assertThrows(IllegalStateException.class, () -> {
-            final SliceOwners alone = new SliceOwners(sharded(2), 1, SILENCE, s -> { });
-            alone.onServerLost(0);
-            alone.onServerLost(1);
-        }, "no rank left");
+        final List<Integer> last = new ArrayList<>();
+        final SliceOwners view = new SliceOwners(sharded(3), 2, SILENCE, (s, d) -> last.add(s));
+        view.onApplied(5, VoterSet.of(3, 0, 1)); // a round without this worker
+        view.onServerLost(0);
+        view.onServerLost(1);
+        assertEquals(List.of(0, 1), last, "the last rank alive serves every slice, counted or not");
     }
 
     /** Random deaths, seen by every live worker in its own order: all views agree with the plain scan. */
@@ -73,7 +75,7 @@ class SliceOwnersTest {
                 final int me = viewer;
                 final int[] serves = new int[n];
                 java.util.Arrays.fill(serves, -1);
-                final SliceOwners view = new SliceOwners(sharded(n), viewer, SILENCE, s -> serves[s] = me);
+                final SliceOwners view = new SliceOwners(sharded(n), viewer, SILENCE, (s, d) -> serves[s] = me);
                 final List<Integer> seen = new ArrayList<>(deaths);
                 Collections.shuffle(seen, new java.util.Random(random.nextLong()));
                 for (final int d : seen) {
@@ -107,7 +109,7 @@ class SliceOwnersTest {
     @Test
     void shouldLetARestartedRankLookForTheServersAndServeNothing() {
         final List<Integer> served = new ArrayList<>();
-        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, served::add).joining();
+        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, (s, d) -> served.add(s)).joining();
         assertTrue(rank1.isJoining());
         assertEquals(2, rank1.owner(1), "its own slice moved when it died: first candidate rank 2");
         assertEquals(0, rank1.owner(0));
@@ -126,11 +128,124 @@ class SliceOwnersTest {
         assertEquals(List.of(), served);
     }
 
+    /**
+     * Rank 0 dies, its slice moves to rank 1; rank 0 restarts and is counted in a round; rank 1 dies: slice 0 goes back to
+     * rank 0 and slice 1 to rank 2, in the view of a worker that never died and in the restarted rank's own, which serves
+     * its slice again. Expected owners by hand from the rule: the first rank from the slice counted in the last round
+     * applied and not found dead since.
+     */
+    @Test
+    void shouldGiveARestartedRankCountedInARoundItsSliceBackAtTheNextMove() {
+        final List<Integer> servedBy2 = new ArrayList<>();
+        final SliceOwners rank2 = new SliceOwners(sharded(3), 2, SILENCE, (s, d) -> servedBy2.add(s));
+        rank2.onApplied(9, VoterSet.all(3));
+        rank2.onServerLost(0);
+        assertEquals(1, rank2.owner(0));
+        rank2.onApplied(10, VoterSet.of(3, 1, 2));
+        assertTrue(rank2.isDead(0), "not counted in round 10");
+        assertFalse(rank2.isCandidate(0));
+
+        final List<Integer> servedBy0 = new ArrayList<>();
+        final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, (s, d) -> servedBy0.add(s)).joining();
+        rank0.onServedBy(0, 1); // its answer: rank 1 serves slice 0
+        assertEquals(1, rank0.owner(0));
+        for (final SliceOwners view : List.of(rank2, rank0)) {
+            view.onApplied(20, VoterSet.all(3));
+            assertTrue(view.isCandidate(0), "counted in round 20");
+            view.onServerLost(0); // rank 1 dies while round 21 is awaited
+            assertEquals(0, view.owner(0), "slice 0 goes home");
+            assertEquals(2, view.owner(1));
+            assertEquals(2, view.owner(2));
+        }
+        assertEquals(List.of(1), servedBy2);
+        assertEquals(List.of(0), servedBy0, "the restarted rank serves its own slice again");
+
+        rank2.onApplied(21, VoterSet.all(3)); // rank 1's dead process was counted in a round applied after its death was found
+        assertFalse(rank2.isCandidate(1), "found dead while round 21 was awaited");
+        rank2.onApplied(23, VoterSet.all(3)); // rank 1 restarted and was counted
+        assertTrue(rank2.isCandidate(1));
+        rank2.onServerLost(1); // rank 2 serves slice 1 itself: its own server is not found dead
+        assertEquals(2, rank2.owner(1));
+    }
+
+    /** Any number of deaths over a job's life, each rank restarted and counted after it: the job never runs out of ranks. */
+    @Test
+    void shouldSurviveMoreDeathsThanRanksOverTheJobsLife() {
+        final int n = 4;
+        final SplittableRandom random = new SplittableRandom(11);
+        final SliceOwners view = new SliceOwners(sharded(n), 3, SILENCE, (s, d) -> { });
+        long round = 0;
+        for (int death = 0; death < 40; death++) {
+            view.onApplied(round++, VoterSet.all(n));
+            final int slice = random.nextInt(n);
+            if (view.owner(slice) == 3) {
+                continue;
+            }
+            final boolean[] found = new boolean[n];
+            final int lost = view.owner(slice);
+            found[lost] = true;
+            final int[] before = new int[n];
+            for (int s = 0; s < n; s++) {
+                before[s] = view.owner(s);
+            }
+            view.onServerLost(slice);
+            for (int s = 0; s < n; s++) {
+                assertEquals(before[s] == lost ? firstLive(found, s) : before[s], view.owner(s), "death " + death + ", slice " + s);
+            }
+            round += 2; // the dead rank restarts and is counted again two rounds later
+        }
+    }
+
+    /**
+     * A live process that lost a round and joins again votes no more until it joined, so the others do not count it: while
+     * it joins it moves no slice to itself, and once it applied a round it follows the rule again.
+     */
+    @Test
+    void shouldServeNothingWhileALiveProcessJoinsAgain() {
+        final List<Integer> served = new ArrayList<>();
+        final SliceOwners rank1 = new SliceOwners(sharded(3), 1, SILENCE, (s, d) -> served.add(s));
+        rank1.onApplied(30, VoterSet.all(3)); // its own view: it was counted in the last round it applied
+        rank1.rejoining();
+        assertTrue(rank1.isJoining());
+        rank1.onServerLost(0); // rank 0 dies while rank 1 joins again: slice 0 goes on along the ring, not to rank 1
+        assertEquals(2, rank1.owner(0));
+        assertEquals(List.of(), served);
+        rank1.onApplied(40, VoterSet.of(3, 1, 2));
+        assertFalse(rank1.isJoining());
+        assertFalse(rank1.isCandidate(0), "found dead while joining: a candidate only once a later round counts it");
+        rank1.onServerLost(0); // rank 2 dies: slices 0 and 2 come to rank 1 (rank 0 is not counted), which serves them
+        assertEquals(1, rank1.owner(0));
+        assertEquals(1, rank1.owner(2));
+        assertEquals(List.of(0, 2), served);
+    }
+
+    /**
+     * The last round counted ranks 0 and 2 only (1 and 3 were late, or joining); both die: the slices go to the first rank
+     * not found dead since that round began, so a job with live ranks never runs out of servers.
+     */
+    @Test
+    void shouldFallBackToAnyRankNotFoundDeadWhenEveryRankCountedDied() {
+        final List<Integer> served = new ArrayList<>();
+        final List<VoterSet> toldDead = new ArrayList<>();
+        final SliceOwners rank3 = new SliceOwners(sharded(4), 3, SILENCE, (s, d) -> {
+            served.add(s);
+            toldDead.add(d);
+        });
+        rank3.onApplied(10, VoterSet.of(4, 0, 2));
+        rank3.onServerLost(0);
+        assertEquals(2, rank3.owner(0), "the first rank counted in round 10 after rank 0");
+        rank3.onServerLost(0); // rank 2 dies too
+        assertEquals(1, rank3.owner(0), "no counted rank lives: rank 1, not found dead");
+        assertEquals(3, rank3.owner(2));
+        assertEquals(List.of(2), served);
+        assertEquals(VoterSet.of(4, 0, 2), toldDead.get(0), "its new server does not wait for the two ranks found dead");
+    }
+
     @Test
     void shouldRefuseWhatCannotWork() {
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(Topology.star("h", 1, 2), 0, SILENCE, s -> { }));
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 3, SILENCE, s -> { }));
-        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 0, TimeUnit.MILLISECONDS.toNanos(500), s -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(Topology.star("h", 1, 2), 0, SILENCE, (s, d) -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 3, SILENCE, (s, d) -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new SliceOwners(sharded(3), 0, TimeUnit.MILLISECONDS.toNanos(500), (s, d) -> { }));
     }
 
     private static int firstLive(final boolean[] dead, final int slice) {

@@ -138,6 +138,41 @@ class AeronHandOverTest {
         }
     }
 
+    /**
+     * Two workers restarted together: one is handed the parameters while the other still waits for its own join, its
+     * subscription to the relay open (it must not miss its own begin frame later). The relay's publication waits for its
+     * slowest subscriber, so the waiting worker's hand-over drains the other's frames as the exchange pumps it; before, its
+     * unread window held the relay back and the first worker's hand-over stopped part-way (found by the chaos soak, 251,720
+     * of 1,502,624 bytes). A checkpoint of about 1 MB is many windows of the relay's stream.
+     */
+    @Test
+    void shouldHandOverWhileAnotherJoiningWorkerWaitsForItsOwnJoin() throws Exception {
+        final MultiLayerNetwork net = net();
+        try (LocalAeronJob job = job(net)) {
+            final DLionAccumulator donorState = donorState(net);
+            final JoinNotice notice = new JoinNotice(2, 12, 0);
+            AeronHandOver donor = null;
+            AeronHandOver joiner = null;
+            AeronHandOver waiting = null;
+            try {
+                donor = handOver(job, 0, RUN, false);
+                joiner = handOver(job, 2, RUN, true);
+                waiting = handOver(job, 1, RUN, true); // subscribed to the relay, its own join not announced yet
+                donor.give(notice, donorState);
+                final AeronHandOver d = donor;
+                final AeronHandOver w = waiting;
+                final DLionCheckpoint taken = joiner.take(notice, 20_000, () -> {
+                    d.doWork();
+                    w.doWork(); // as its exchange's awaitJoin pumps it
+                });
+                assertEquals(net.params(), taken.model().params(), "the first joining worker has the donor's parameters");
+                assertTrue(waiting.framesIgnored() > 0, "the waiting worker read and dropped the other's frames");
+            } finally {
+                CloseHelper.closeAll(waiting, joiner, donor);
+            }
+        }
+    }
+
     private static LocalAeronJob job(final MultiLayerNetwork net) {
         return LocalAeronJob.launch(new LocalAeronJob.Context().jobId(JOB).workers(3).paramCount(net.numParams()).secret(Frames.SECRET));
     }

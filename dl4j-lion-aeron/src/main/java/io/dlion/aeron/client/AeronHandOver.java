@@ -89,16 +89,17 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
     }
 
     /**
-     * Send what the publication takes now of the hand-overs given, oldest first.
+     * Send what the publication takes now of the hand-overs given, oldest first; while this worker joins, read and drop
+     * the relay's frames of other joining workers, so that its subscription never holds the relay back.
      *
-     * @return frames sent.
+     * @return frames sent and dropped.
      */
     @Override
     public int doWork() {
         if (exchange != null) {
             donor.follow(exchange.voteChannel(0)); // the relay is the first slice's server, wherever it is now
         }
-        return donor.doWork();
+        return donor.doWork() + joiner.drainOthers();
     }
 
     /** @return hand-overs given and not yet sent completely. */

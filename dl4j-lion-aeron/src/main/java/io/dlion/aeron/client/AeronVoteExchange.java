@@ -50,7 +50,8 @@ import org.agrona.concurrent.IdleStrategy;
  * reads the slice's result again whole ({@link SliceOwners} has the rule). Given the job's {@link Context#topology(Topology)},
  * the exchange also serves: it starts this rank's slice server before it connects, starts the server of every slice the
  * rule moves to this rank ({@link SliceServers}), and closes them with itself; a worker made with
- * {@link Context#join(boolean) join(true)} serves nothing and finds each slice's server along the ring.
+ * {@link Context#join(boolean) join(true)} finds each slice's server along the ring and serves nothing until a later move
+ * gives it a slice.
  * <p>
  * Parts, one job each: the {@link RoundLoop} runs the rounds over one {@link SliceLink} per slice (its publication and
  * subscription, the frames it sends and receives, where the slice stands in the round; its {@link ServerProof} decides
@@ -121,6 +122,9 @@ public final class AeronVoteExchange implements VoteExchange {
         loop.checkOpen();
         try {
             loop.rejoin();
+            if (ctx.owners != null) {
+                ctx.owners.rejoining(); // it votes no more until it joined: it judges and serves as a restarted rank does
+            }
             connect();
         } catch (final RuntimeException ex) {
             close();
@@ -190,7 +194,11 @@ public final class AeronVoteExchange implements VoteExchange {
     public RoundResult await(final long round, final long timeoutMillis, final ResultParts parts)
         throws TimeoutException, InterruptedException {
         payload.parts(parts);
-        return loop.await(round, timeoutMillis, roundWork);
+        final RoundResult result = loop.await(round, timeoutMillis, roundWork);
+        if (ctx.owners != null) {
+            ctx.owners.onApplied(round, result.voterSet());
+        }
+        return result;
     }
 
     /**
@@ -238,14 +246,15 @@ public final class AeronVoteExchange implements VoteExchange {
         if (loop.session().inRound() && !loop.isClosed()) {
             throw new IllegalStateException("pollIdle between rounds only: round " + loop.session().submittedRound() + " is awaited");
         }
-        return sideWork() + moveLostSlices() + loop.pollIdle();
+        return sideWork() + loop.pollIdle() + moveLostSlices(); // moves after the frames already here are read
     }
 
     /**
      * Slice failover ({@link Context#owners(SliceOwners)}): a slice whose server fell silent moves to the server the rule
-     * names (this process starts it when that is this rank); a joining worker that has not found a slice's server yet
-     * tries the next rank along the ring, unless its candidate is alive (it serves another slice this worker reached) and
-     * will take the slice over once it notices the death itself.
+     * names (this process starts it when that is this rank), and so does a slice whose new owner never answers and serves
+     * nothing else this worker reached; a joining worker that has not found a slice's server yet tries the next rank
+     * along the ring, unless its candidate is alive (it serves another slice this worker reached) and will take the slice
+     * over once it notices the death itself. A server's answer names the rank serving it, and the view follows.
      *
      * @return work done.
      */
@@ -257,17 +266,21 @@ public final class AeronVoteExchange implements VoteExchange {
         final long now = ctx.nanoClock.nanoTime();
         int work = 0;
         for (final SliceLink link : loop.links()) {
+            final int slice = link.endpoint().slice();
+            if (link.connected() && link.serverRank() >= 0 && link.serverRank() != sliceOwner[link.index()]) {
+                owners.onServedBy(slice, link.serverRank());
+                sliceOwner[link.index()] = owners.owner(slice); // reached where it is: no move
+            }
             if (!link.serverSilent(now, owners.silenceNs())) {
                 continue;
             }
-            final int slice = link.endpoint().slice();
-            if (link.connected()) {
-                final int lost = owners.owner(slice);
+            final int lost = owners.owner(slice);
+            if (link.connected() || (!owners.isJoining() && !isAlive(lost))) {
                 owners.onServerLost(slice);
                 loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
-                    + ") is silent and disconnected: rank " + lost + " is dead; " + owners);
-            } else if (owners.isJoining() && !isAlive(owners.owner(slice))) {
+                    + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead; " + owners);
+            } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
                 continue; // the candidate is alive: it takes the slice over once it finds the old server dead itself
@@ -351,9 +364,11 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        loop.connect(this::moveLostSlices);
+        loop.connect(() -> moveLostSlices() + sideWork()); // a joining worker's hand-over drains the relay
         if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final SliceLink link : loop.links()) {
+                ctx.owners.onServedBy(link.endpoint().slice(), link.serverRank());
+                sliceOwner[link.index()] = ctx.owners.owner(link.endpoint().slice());
                 ctx.owners.onFound(link.endpoint().slice());
             }
         }
@@ -416,7 +431,7 @@ public final class AeronVoteExchange implements VoteExchange {
 
         /**
          * @param sideAgent work done on every pass of the exchange's waits ({@code await}, {@code awaitJoin},
-         *                  {@code pollIdle}) on the training thread, e.g. an {@link AeronHandOver} sending a donor's state
+         *                  {@code pollIdle}, connecting) on the training thread, e.g. an {@link AeronHandOver} sending a donor's state
          *                  while the donor waits for a round; it must not block. Null for none (default).
          * @return this for a fluent API.
          */
@@ -433,9 +448,9 @@ public final class AeronVoteExchange implements VoteExchange {
          * A sharded job ({@link Topology#sharded(List, int)}) whose slices this process serves as rank
          * {@link #workerId(int)}: the exchange starts this rank's slice server, takes over the slice of every dead rank
          * the failover rule gives to it ({@link SliceOwners}) and closes its servers with itself; with
-         * {@link #join(boolean) join(true)} it serves nothing and finds each slice's server. The chunk size becomes the
-         * topology's ({@link Topology#chunkWords(long, int)}); without {@link #slices(List)} the slices' endpoints are the
-         * topology's, with results arriving on this rank's host. What is asked of the servers is
+         * {@link #join(boolean) join(true)} it finds each slice's server and serves once a later move gives it a slice.
+         * The chunk size becomes the topology's ({@link Topology#chunkWords(long, int)}); without {@link #slices(List)} the
+         * slices' endpoints are the topology's, with results arriving on this rank's host. What is asked of the servers is
          * {@link #sliceServers(SliceServers.Context)}.
          *
          * @param topology the sharded layout of the job; null (default) for servers this process does not run.
@@ -484,7 +499,7 @@ public final class AeronVoteExchange implements VoteExchange {
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
                 .chunkWords(chunkWords()).secret(secret()).frameMac(frameMac());
             sliceServers = new SliceServers(s);
-            owners = new SliceOwners(topology, workerId, s.silenceNs(), sliceServers::serve);
+            owners = new SliceOwners(topology, workerId, s.silenceNs(), (slice, dead) -> sliceServers.takeOver(slice, dead));
             if (join) {
                 owners.joining();
             }

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.aeron.Subscription;
+import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
@@ -43,6 +44,7 @@ final class HandOverJoiner implements AutoCloseable {
     private byte[] received = new byte[0];
     private Subscription subscription;
     private long framesIgnored;
+    private final ControlledFragmentHandler drain = this::onOtherFrame;
 
     /**
      * @param ctx the hand-over's concluded configuration.
@@ -59,6 +61,30 @@ final class HandOverJoiner implements AutoCloseable {
         if (subscription == null) {
             subscription = ctx.aeron().addSubscription(ctx.slice().resultChannel(), ctx.streamId() + 1);
         }
+    }
+
+    /**
+     * While this worker waits to learn its own join (and before {@link #take}), read and drop the frames of other joining
+     * workers' hand-overs: the relay's publication waits for its slowest subscriber (fc=min), so a subscription nobody
+     * reads would hold back another worker's hand-over once its window is full. Two workers restarted together did exactly
+     * that in the chaos soak: the first's hand-over stopped after 251,720 of 1,502,624 bytes while the second waited for
+     * its own join. A frame of this worker's own transfer stays in the log for {@link #take}, and so do the frames after it.
+     *
+     * @return frames read.
+     */
+    int drainOthers() {
+        return subscription == null ? 0 : subscription.controlledPoll(drain, ctx.fragmentLimit());
+    }
+
+    private ControlledFragmentHandler.Action onOtherFrame(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+        if (header.flags() == FrameDescriptor.UNFRAGMENTED && length >= MessageHeaderFlyweight.HEADER_LENGTH) {
+            final MessageHeaderFlyweight msg = headerIn.wrapForRead(buffer, offset);
+            if (msg.magic() == (MessageHeaderFlyweight.MAGIC & 0xFF) && msg.jobId() == ctx.jobId() && msg.joiningWorker() == ctx.workerId()) {
+                return ControlledFragmentHandler.Action.ABORT; // this worker's own: for take()
+            }
+        }
+        framesIgnored++;
+        return ControlledFragmentHandler.Action.CONTINUE;
     }
 
     /** @return frames of the relay stream the joining worker ignored: another joining worker's, unauthenticated, or malformed. */

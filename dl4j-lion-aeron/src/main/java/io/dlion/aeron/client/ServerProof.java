@@ -78,6 +78,8 @@ final class ServerProof {
     /** Set when the slice moved to another server ({@link #serverMoved}): the round is sent again once that server proves itself. */
     private boolean moved;
     private int provenSession;
+    /** The rank whose process serves the proven server, as its answer said, or -1. */
+    private int serverRank = -1;
     private boolean forgedAnswer;
     private int forgedSession;
     private long lastHelloNs;
@@ -100,6 +102,11 @@ final class ServerProof {
         this.workers = workers;
         this.paramCount = paramCount;
         this.lastHelloNs = nowNs - HELLO_INTERVAL_NS;
+    }
+
+    /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */
+    int serverRank() {
+        return serverRank;
     }
 
     /** @return true once a server proved its session: its frames are read. */
@@ -223,6 +230,7 @@ final class ServerProof {
             proven = true;
             moved = false;
             provenSession = sessionId;
+            serverRank = ack.servingRank();
             helloIntervalNs = HELLO_INTERVAL_NS;
             for (int i = 0; i < unprovenCount; i++) {
                 if (unprovenSession[i] == sessionId) {

@@ -175,6 +175,11 @@ final class SliceLink implements AutoCloseable {
         return awaitingServer() && proof.silentFor(now, silenceNs) && !publication.isConnected();
     }
 
+    /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */
+    int serverRank() {
+        return proof.serverRank();
+    }
+
     /** @return true once the slice's server proved itself on a result image (its results are read from it). */
     boolean connected() {
         return proof.isProven();

@@ -180,6 +180,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         this.membership = new Membership(workers, ctx.slice, ctx.paramCount(), ctx.secret(), ctx.frameMac(), ctx.helloMaxSkewMs,
             ctx.epochClock, counters);
+        if (ctx.absent != null) {
+            membership.excuse(ctx.absent);
+        }
         this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
         this.window = new ChunkWindow(layout, ctx.slice, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
@@ -478,7 +481,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
             final long joinRound = membership.answerJoinRound(w);
             if (!publisher.publishHelloAck(w, answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
-                joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), answerCredentials)) {
+                joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), ctx.servingRank, answerCredentials)) {
                 return work;
             }
             answers.answered(w);
@@ -525,6 +528,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int fragmentLimit = Configuration.fragmentLimit();
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private int minVoters;
+        private int servingRank = -1;
+        private VoterSet absent;
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private Payload payload = Payload.SIGNS;
@@ -580,6 +585,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             if (minVoters < 1 || minVoters > workers()) {
                 throw new IllegalArgumentException("minVoters must be in [1, workers=" + workers() + "], got " + minVoters);
+            }
+            if (absent != null && absent.capacity() != workers()) {
+                throw new IllegalArgumentException("absent must hold workers=" + workers() + " ids, got a set of " + absent.capacity());
+            }
+            if (servingRank < -1 || servingRank >= workers()) {
+                throw new IllegalArgumentException("servingRank must be in [-1, workers=" + workers() + "), got " + servingRank);
             }
             if (helloMaxSkewMs < 0) {
                 throw new IllegalArgumentException("helloMaxSkewMs must be >= 0, got " + helloMaxSkewMs);
@@ -674,6 +685,34 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public long fromParam() {
             return fromParam;
+        }
+
+        /**
+         * @param servingRank the rank of the sharded job whose process runs this server, named in every HELLO_ACK so that a
+         *                    worker knows who serves the slice wherever it looked; -1 (default) for a server of no rank.
+         * @return this for a fluent API.
+         */
+        public Context servingRank(final int servingRank) {
+            this.servingRank = servingRank;
+            return this;
+        }
+
+        public int servingRank() {
+            return servingRank;
+        }
+
+        /**
+         * @param absent workers known to be gone (a dead rank whose slice this server takes over): rounds do not wait for
+         *               them until they say HELLO; null (default) waits for every worker from the start.
+         * @return this for a fluent API.
+         */
+        public Context absent(final VoterSet absent) {
+            this.absent = absent;
+            return this;
+        }
+
+        public VoterSet absent() {
+            return absent;
         }
 
         public long toParam() {

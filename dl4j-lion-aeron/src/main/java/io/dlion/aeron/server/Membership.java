@@ -47,6 +47,8 @@ final class Membership {
     private final int[] joinDonor;
     private final VoterSet bound;
     private final VoterSet voted;
+    /** Joining workers whose first vote has not come yet: they have no parameters to hand over. */
+    private final VoterSet withoutParameters;
     private final VoterSet active;
     private final VoterSet joinPending;
     /** Workers bound by a join HELLO: a later join HELLO of the same session repeats that join, pending or not. */
@@ -76,6 +78,7 @@ final class Membership {
         this.counters = counters;
         this.bound = new VoterSet(workers);
         this.voted = new VoterSet(workers);
+        this.withoutParameters = new VoterSet(workers);
         this.active = VoterSet.all(workers);
         this.joinPending = new VoterSet(workers);
         this.joinHello = new VoterSet(workers);
@@ -250,7 +253,9 @@ final class Membership {
      * A worker (re)joins a running job and has no parameters yet: it is waited for again from round R = the highest
      * round opened + 2 (before any result of round R - 1 goes out, the JOIN_NOTICE does, so every worker reads it while
      * awaiting round R - 1 at the latest), and the lowest live worker is named donor: it hands the joining worker the
-     * parameters it holds when round R starts. Votes of the worker's previous incarnation are not waited for any more.
+     * parameters it holds when round R starts. A worker that joined and has not voted yet has no parameters to hand
+     * over: it is not named (two workers joining one after the other, the second named the first as its donor, which
+     * waited for its own hand-over meanwhile, found by the chaos soak). Votes of the worker's previous incarnation are not waited for any more.
      */
     private void announceJoin(final int worker, final long latestRound) {
         active.remove(worker);
@@ -268,13 +273,14 @@ final class Membership {
         helloRound[worker] = first;
         int donor = JoinNoticeFlyweight.NO_DONOR;
         for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
-            if (active.contains(w) && !joinPending.contains(w)) {
+            if (active.contains(w) && !joinPending.contains(w) && !withoutParameters.contains(w)) {
                 donor = w;
                 break;
             }
         }
         joinDonor[worker] = donor;
         joinPending.add(worker);
+        withoutParameters.add(worker);
         notices.add(worker);
         announced.add(worker);
         counters.joinsAnnounced().incrementPlain();
@@ -326,6 +332,7 @@ final class Membership {
      */
     void onVote(final int worker) {
         voted.add(worker);
+        withoutParameters.remove(worker);
     }
 
     /** @return workers whose votes this server has accepted at least once: the others are still starting. */
@@ -343,6 +350,16 @@ final class Membership {
             active.add(worker);
             counters.workersRejoined().incrementPlain();
         }
+    }
+
+    /**
+     * Workers known to be gone when the server starts (the dead rank of a slice taken over): not waited for until they say
+     * HELLO. Not counted as drops.
+     *
+     * @param gone the workers.
+     */
+    void excuse(final VoterSet gone) {
+        active.andNot(gone);
     }
 
     /**

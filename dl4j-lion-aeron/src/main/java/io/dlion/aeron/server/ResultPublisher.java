@@ -118,17 +118,18 @@ final class ResultPublisher {
      * @param joinRound   its first round when its join is pending, else {@link HelloAckFlyweight#NO_JOIN}.
      * @param donor       the donor of that join, or {@link JoinNoticeFlyweight#NO_DONOR}.
      * @param paramCount  of the job's vector.
+     * @param servingRank the rank whose process serves this slice, or -1.
      * @param credentials of the job's secret, or null.
      * @return true when the answer went out.
      */
     boolean publishHelloAck(final int worker, final long nonce, final long joinRound, final int donor, final long paramCount,
-        final HelloCredentials credentials) {
+        final int servingRank, final HelloCredentials credentials) {
         final int length = HelloAckFlyweight.length(credentials != null);
         if (!claim(length)) {
             return false;
         }
         ack.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, slice, paramCount,
-            nonce, publication.sessionId(), credentials);
+            nonce, publication.sessionId(), servingRank, credentials);
         commit(length);
         return true;
     }

@@ -11,6 +11,7 @@ import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
+import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 
@@ -23,8 +24,8 @@ import org.agrona.ErrorHandler;
  * ({@code AeronVoteExchange.Context.topology}), and closes it with the exchange. What is asked of the servers (the round
  * deadline, the quorum, how long to linger for the other workers at the end) is this class's {@link Context}.
  * <p>
- * Call order: {@link #serve(int)} for this rank's slice before the worker connects, then from the training thread for
- * each slice taken over → {@link #close()}, which keeps the servers up while another worker still reads their results
+ * Call order: {@link #serve(int)} for this rank's slice before the worker connects, then {@link #takeOver(int)} from the
+ * training thread for each slice taken over → {@link #close()}, which keeps the servers up while another worker still reads their results
  * (at most {@link Context#lingerNs()}), then closes them. Not thread-safe: the worker's training thread only.
  */
 public final class SliceServers implements AutoCloseable {
@@ -36,7 +37,8 @@ public final class SliceServers implements AutoCloseable {
          * A server of this process started.
          *
          * @param server    the running server; {@code server.context().slice()} is its slice.
-         * @param takenOver true for a dead rank's slice, false for this rank's own.
+         * @param takenOver true for a slice the failover rule moved here (a dead rank's, or this rank's own coming back
+         *                  after a restart), false for this rank's own at the start.
          */
         void onServing(AggregationServer server, boolean takenOver);
 
@@ -65,11 +67,41 @@ public final class SliceServers implements AutoCloseable {
     /**
      * Start serving a slice in this process, on its own thread.
      *
-     * @param slice the slice: this rank's, or one the failover rule moved here.
+     * @param slice the slice: this rank's at the start, or one the failover rule moved here.
      * @return the running server.
      * @throws IllegalStateException when closed, or when the slice is served here already.
      */
     public AggregationServer serve(final int slice) {
+        return serve(slice, slice != ctx.rank || !servers.isEmpty(), null);
+    }
+
+    /**
+     * Start serving a slice the failover rule moved to this rank (its own slice too, when it comes back to a restarted
+     * rank), on its own thread.
+     *
+     * @param slice the slice.
+     * @return the running server.
+     * @throws IllegalStateException when closed, or when the slice is served here already.
+     */
+    public AggregationServer takeOver(final int slice) {
+        return serve(slice, true, null);
+    }
+
+    /**
+     * Start serving a slice the failover rule moved to this rank, whose rounds do not wait for the ranks just found dead
+     * (without this the fresh server would wait for their votes until its round deadline; a restarted rank says HELLO
+     * first, which makes it waited for again).
+     *
+     * @param slice the slice.
+     * @param dead  the ranks found dead; null or empty for none.
+     * @return the running server.
+     * @throws IllegalStateException when closed, or when the slice is served here already.
+     */
+    public AggregationServer takeOver(final int slice, final VoterSet dead) {
+        return serve(slice, true, dead);
+    }
+
+    private AggregationServer serve(final int slice, final boolean takenOver, final VoterSet dead) {
         if (closed) {
             throw new IllegalStateException("slice servers closed");
         }
@@ -83,13 +115,12 @@ public final class SliceServers implements AutoCloseable {
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
             .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
-            .slice(ctx.topology, slice);
+            .slice(ctx.topology, slice).servingRank(ctx.rank).absent(dead);
         if (ctx.errorHandler != null) {
             server.errorHandler(ctx.errorHandler);
         }
         final AggregationServer launched = AggregationServer.launch(server);
         servers.add(launched);
-        final boolean takenOver = slice != ctx.rank;
         LOG.log(System.Logger.Level.INFO, () -> "rank " + ctx.rank + (takenOver ? " takes over slice " : " serves slice ") + slice
             + " of " + ctx.topology.slices() + ": " + launched.layout());
         if (ctx.listener != null) {

@@ -35,12 +35,15 @@ import org.agrona.MutableDirectBuffer;
  *  |       Server session: the Aeron session of the result         | 40
  *  |       publication this answer is sent on                      |
  *  +---------------------------------------------------------------+
- *  |                               0                               | 44
+ *  |   Serving rank + 1: the rank of the sharded job whose process   | 44
+ *  |   serves the slice, or 0 (a server of no rank, or not saying)   |
  *  +---------------------------------------------------------------+
  *  |   HMAC-SHA256(secret, bytes 0 to 47), HMAC_SHA256 only        | 48
  *  |                          (32 bytes)                          ...
  *  +---------------------------------------------------------------+
  * </pre>
+ * The serving rank tells a worker of a sharded job which rank's process answered, whichever host it looked on (on one
+ * host every rank's server of a slice has the same address).
  * The round and donor repeat what a JOIN_NOTICE naming this worker said, as long as its join is pending: a worker whose
  * result destination was added with its HELLO may have missed the notice broadcast before its image was set up.
  * Fields are little-endian; the header's offsets are {@link MessageHeaderFlyweight}'s.
@@ -54,6 +57,8 @@ public final class HelloAckFlyweight {
     public static final int NONCE_OFFSET = MessageHeaderFlyweight.HEADER_LENGTH;
     /** Offset of the server's session id. */
     public static final int SERVER_SESSION_OFFSET = NONCE_OFFSET + Long.BYTES;
+    /** Offset of the serving rank + 1 (0: not said). */
+    public static final int SERVING_RANK_OFFSET = SERVER_SESSION_OFFSET + Integer.BYTES;
     /** Offset of the MAC ({@link Encoding#HMAC_SHA256} only); the MAC covers every byte before it. */
     public static final int MAC_OFFSET = SERVER_SESSION_OFFSET + 2 * Integer.BYTES;
     /** Length of an answer without credentials. */
@@ -114,6 +119,27 @@ public final class HelloAckFlyweight {
      */
     public int encode(final int jobId, final long joinRound, final int wordOffset, final int donor, final int workerId, final int slice,
         final long paramCount, final long nonce, final int serverSessionId, final HelloCredentials credentials) {
+        return encode(jobId, joinRound, wordOffset, donor, workerId, slice, paramCount, nonce, serverSessionId, -1, credentials);
+    }
+
+    /**
+     * Write a whole answer at the wrapped offset, naming the rank whose process serves the slice.
+     *
+     * @param jobId           of the job.
+     * @param joinRound       the worker's first round when its join is pending, else {@link #NO_JOIN}.
+     * @param wordOffset      first word of the slice.
+     * @param donor           the joining worker's donor, or {@link JoinNoticeFlyweight#NO_DONOR}.
+     * @param workerId        the worker answered.
+     * @param slice           index of the server's slice.
+     * @param paramCount      of the job's vector.
+     * @param nonce           of the HELLO answered.
+     * @param serverSessionId Aeron session of the result publication the answer goes out on.
+     * @param servingRank     the rank of the sharded job whose process serves the slice, or -1 to say nothing.
+     * @param credentials     to sign with, or null without a secret.
+     * @return the length written.
+     */
+    public int encode(final int jobId, final long joinRound, final int wordOffset, final int donor, final int workerId, final int slice,
+        final long paramCount, final long nonce, final int serverSessionId, final int servingRank, final HelloCredentials credentials) {
         header.writeHeader(MessageType.HELLO_ACK, credentials == null ? Encoding.NONE : Encoding.HMAC_SHA256)
             .jobId(jobId)
             .round(joinRound)
@@ -126,7 +152,7 @@ public final class HelloAckFlyweight {
         final int offset = header.offset();
         buffer.putLong(offset + NONCE_OFFSET, nonce, ORDER);
         buffer.putInt(offset + SERVER_SESSION_OFFSET, serverSessionId, ORDER);
-        buffer.putInt(offset + SERVER_SESSION_OFFSET + Integer.BYTES, 0, ORDER);
+        buffer.putInt(offset + SERVING_RANK_OFFSET, servingRank < 0 ? 0 : servingRank + 1, ORDER);
         if (credentials == null) {
             return LENGTH;
         }
@@ -152,6 +178,11 @@ public final class HelloAckFlyweight {
     /** @return the session the server says it publishes on. */
     public int serverSessionId() {
         return header.buffer().getInt(header.offset() + SERVER_SESSION_OFFSET, ORDER);
+    }
+
+    /** @return the rank whose process serves the slice, or -1 when the answer does not say. */
+    public int servingRank() {
+        return header.buffer().getInt(header.offset() + SERVING_RANK_OFFSET, ORDER) - 1;
     }
 
     /**

@@ -136,6 +136,29 @@ class MembershipTest {
         assertEquals(1, counters.joinsAnnounced().get());
     }
 
+    /**
+     * Two workers restarted together join one after the other: the second is not given the first as its donor while the
+     * first has not voted (it is still waiting for its own hand-over and has no parameters), only once it has. Before, the
+     * second was named the first and the two waited for each other's hand-overs (found by the chaos soak).
+     */
+    @Test
+    void shouldNotNameAJoiningWorkerThatHasNotVotedYetAsDonor() {
+        final Membership membership = membership(null);
+        for (int w = 0; w < WORKERS; w++) {
+            assertNull(hello(membership, w, 0, 100 + w, null, 0, -1, false));
+        }
+        assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 200, null, 0, 4, true));
+        assertEquals(6, membership.joinRound(0));
+        assertEquals(1, membership.joinDonor(0));
+        membership.onRoundOpen(6); // worker 0's first round opens: it is waited for, but has not voted
+        assertNull(hello(membership, 1, HelloFlyweight.JOIN_ROUND, 201, null, 0, 6, true));
+        assertEquals(8, membership.joinRound(1));
+        assertEquals(2, membership.joinDonor(1), "worker 0 has no parameters yet: worker 2, the lowest live worker that has");
+        membership.onVote(0); // worker 0 voted in its first round: it holds the job's parameters
+        assertNull(hello(membership, 1, HelloFlyweight.JOIN_ROUND, 202, null, 0, 6, true));
+        assertEquals(0, membership.joinDonor(1), "a new join of worker 1: now worker 0 can hand over");
+    }
+
     @Test
     void shouldNameNoDonorWhenNoWorkerIsLive() {
         final Membership membership = membership(null);

@@ -139,6 +139,26 @@ class WireFormatGoldenTest {
         assertEquals(10_000_000L, ack.header().paramCount());
         assertEquals(0x1122334455667788L, ack.nonce());
         assertEquals(0x01020304, ack.serverSessionId());
+        assertEquals(-1, ack.servingRank(), "a server of no rank: the golden file's word after the session is 0");
+    }
+
+    /** The serving rank, in the word the golden answer has 0: rank + 1, little-endian, covered by the MAC. */
+    @Test
+    void shouldNameTheServingRankInTheWordAfterTheSession() {
+        final byte[] golden = golden("hello-ack-v2.hex");
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
+        final HelloAckFlyweight ack = new HelloAckFlyweight().wrap(buffer, 0);
+        ack.encode(77, 300, 1000, 0, 2, 1, 10_000_000L, 0x1122334455667788L, 0x01020304, 5, null);
+        final byte[] expected = golden.clone();
+        expected[44] = 6; // rank 5 + 1
+        assertArrayEquals(expected, java.util.Arrays.copyOf(buffer.byteArray(), HelloAckFlyweight.LENGTH));
+        assertEquals(5, new HelloAckFlyweight().wrapForRead(buffer, 0).servingRank());
+
+        final HelloCredentials credentials = new HelloCredentials(SECRET);
+        ack.encode(77, HelloAckFlyweight.NO_JOIN, 0, JoinNoticeFlyweight.NO_DONOR, 2, 0, 10_000_000L, 42L, 0x01020304, 3, credentials);
+        assertTrue(ack.verify(credentials));
+        buffer.putInt(HelloAckFlyweight.SERVING_RANK_OFFSET, 1, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertFalse(ack.verify(credentials), "the MAC covers the serving rank");
     }
 
     @Test

@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each serving one slice, with a job secret and no server of their own. Rank 0 (slice 0's server, the hand-over relay and
  * the first donor) is killed after its first epoch. Both survivors find its server dead within the stated bound, rank 1
  * takes slice 0 over, and the job goes on; rank 0 restarts with {@code --rejoin}, finds slice 0 at rank 1, takes a
- * survivor's parameters through the moved relay, and all three end with the same {@code params-sha256}.
+ * survivor's parameters through the moved relay, and all three end with the same {@code params-sha256}. Then a
+ * restarted rank serves again when a later death moves its slice.
  */
 class SliceFailoverTest {
     private static final int WORKERS = 3;
@@ -49,7 +50,7 @@ class SliceFailoverTest {
         final Path secret = Frames.writeSecret(dir.resolve("secret"));
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         for (int i = 0; i < WORKERS; i++) {
-            workers[i] = worker(i, basePort, secret, false);
+            workers[i] = worker(i, basePort, secret, false, 3);
         }
         await(workers[0], l -> l.startsWith("epoch 1 "), 300, "rank 0 finished its first epoch");
         workers[0].kill();
@@ -63,7 +64,7 @@ class SliceFailoverTest {
         assertNotNull(workers[1].lastLine(l -> l.contains("takes over slice 0 ")), "rank 1, the next live rank, serves slice 0: "
             + workers[1].lines());
         assertEquals(null, workers[2].lastLine(l -> l.contains("takes over")), "only rank 1 serves the moved slice: " + workers[2].lines());
-        workers[0] = worker(0, basePort, secret, true);
+        workers[0] = worker(0, basePort, secret, true, 3);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
             hashes.add(w.awaitParamsHash(420));
@@ -71,6 +72,43 @@ class SliceFailoverTest {
         assertNotNull(workers[0].lastLine(l -> l.contains("took worker")), "rank 0 rejoined with a survivor's parameters: " + workers[0].lines());
         assertNotNull(workers[1].lastLine(l -> l.startsWith("worker 1 handed worker 0") && l.contains("through the server")),
             "rank 1, the lowest live worker, was the donor, through the moved relay: " + workers[1].lines());
+        assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);
+    }
+
+    /**
+     * A restarted rank serves again: rank 0 is killed, rank 1 takes slice 0 over, rank 0 rejoins and trains; then rank 1
+     * (now the server of slices 0 and 1, and the relay) is killed: slice 0 goes back to rank 0, slice 1 moves to rank 2,
+     * rank 1 rejoins with rank 0's parameters through the relay on rank 0 again, and all three end bit-identical. Before
+     * the fix the restarted rank 0 served nothing, slice 0 went to rank 2 and the job had one serving rank left.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void shouldServeAgainWhenARestartedRanksSliceMovesAgain() throws Exception {
+        final int basePort = TestPorts.freeUdpPorts(2 * WORKERS);
+        final Path secret = Frames.writeSecret(dir.resolve("secret"));
+        final ChildProcess[] workers = new ChildProcess[WORKERS];
+        for (int i = 0; i < WORKERS; i++) {
+            workers[i] = worker(i, basePort, secret, false, 8);
+        }
+        await(workers[0], l -> l.startsWith("epoch 1 "), 300, "rank 0 finished its first epoch");
+        workers[0].kill();
+        await(workers[1], l -> l.contains("takes over slice 0 "), 60, "rank 1 took slice 0 over");
+        workers[0] = worker(0, basePort, secret, true, 8);
+        await(workers[0], l -> l.startsWith("epoch "), 300, "the restarted rank 0 joined and trained to an epoch's end");
+        assertEquals(null, workers[0].lastLine(l -> l.contains("takes over")), "the restarted rank serves nothing yet: " + workers[0].lines());
+        workers[1].kill();
+        await(workers[0], l -> l.contains("takes over slice 0 "), 60, "slice 0 went back to the restarted rank 0");
+        await(workers[2], l -> l.contains("takes over slice 1 "), 60, "slice 1 moved to rank 2");
+        assertEquals(null, workers[0].lastLine(l -> l.contains("takes over slice 1 ")), "only rank 2 serves slice 1: " + workers[0].lines());
+        assertEquals(null, workers[2].lastLine(l -> l.contains("takes over slice 0 ")), "only rank 0 serves slice 0: " + workers[2].lines());
+        workers[1] = worker(1, basePort, secret, true, 8);
+        final List<String> hashes = new ArrayList<>();
+        for (final ChildProcess w : workers) {
+            hashes.add(w.awaitParamsHash(600));
+        }
+        assertNotNull(workers[1].lastLine(l -> l.contains("took worker")), "rank 1 rejoined with a survivor's parameters: " + workers[1].lines());
+        assertNotNull(workers[0].lastLine(l -> l.startsWith("worker 0 handed worker 1") && l.contains("through the server")),
+            "rank 0, the lowest live worker, was the donor, through the relay back on rank 0: " + workers[0].lines());
         assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);
     }
 
@@ -83,11 +121,12 @@ class SliceFailoverTest {
         }
     }
 
-    private ChildProcess worker(final int id, final int basePort, final Path secret, final boolean rejoin) throws IOException {
+    private ChildProcess worker(final int id, final int basePort, final Path secret, final boolean rejoin, final int epochs)
+        throws IOException {
         final String name = "worker-" + id + (rejoin ? "-rejoined" : "");
         final List<String> args = new ArrayList<>(List.of("worker", "--topology", "sharded", "--hosts",
             String.join(",", Collections.nCopies(WORKERS, "127.0.0.1")), "--vote-port", "" + basePort, "--job", "9", "--worker-id", "" + id,
-            "--workers", "" + WORKERS, "--secret-file", secret.toString(), "--run-id", "slice-failover-test", "--epochs", "3", "--batch", "90",
+            "--workers", "" + WORKERS, "--secret-file", secret.toString(), "--run-id", "slice-failover-test", "--epochs", "" + epochs, "--batch", "90",
             "--train-limit", "9000", "--test-limit", "500", "--round-timeout-ms", "3000", "--await-timeout-s", "120",
             "--out", dir.resolve(name).toString()));
         if (rejoin) {

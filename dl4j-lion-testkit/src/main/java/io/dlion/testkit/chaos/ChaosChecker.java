@@ -36,7 +36,9 @@ import java.util.TreeMap;
  * A measure that is not within its bound starts instead at the SIGCONT of another worker's stop that began before the
  * round it waited for (or before the bound ran out) and had not ended at its start: nobody finishes a round while a slice's
  * server is stopped. A measure whose worker was killed by a later fault before it recovered, or was
- * still rejoining after an earlier kill (the kill's rejoin measure covers that time), is <i>superseded</i>, and one that
+ * still rejoining after an earlier kill (the kill's rejoin measure covers that time), and a failover that another kill
+ * interrupted (within its bound, before the job recovered: the job then recovers from that kill, whose own failover is
+ * measured from its SIGKILL), is <i>superseded</i>, and one that
  * had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
  */
 public final class ChaosChecker {
@@ -468,6 +470,16 @@ public final class ChaosChecker {
                 final boolean rejoining = o.startWallMs() < self.startWallMs() && o.startWallMs() <= start
                     && (back == null || back.timeMs() > start);
                 if (later || rejoining) {
+                    return new Recovery(fault, measure, worker, -1, bound, "superseded");
+                }
+            }
+        }
+        if (worker < 0 && self.fault().kind().kills()) {
+            for (final Injected o : faults) {
+                // another kill before the job recovered from this one, within this one's bound: the job's recovery is that
+                // kill's failover, measured from its own SIGKILL
+                if (o != self && o.fault().kind().kills() && o.startWallMs() >= self.startWallMs() && o.startWallMs() < until
+                    && o.startWallMs() - start < bound) {
                     return new Recovery(fault, measure, worker, -1, bound, "superseded");
                 }
             }

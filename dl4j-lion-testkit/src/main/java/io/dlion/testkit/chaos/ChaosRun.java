@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -48,10 +49,15 @@ public final class ChaosRun {
     private static final Pattern PARAMS = Pattern.compile("model \\S+, (\\d+) parameters");
     private static final long TICK_MS = 20;
 
+    /** Longest the job may take to apply its first round on every worker. */
+    static final long START_BOUND_MS = 300_000;
+
     private final Context ctx;
     private final PrintStream out;
     private final List<ChildProcess> children = new ArrayList<>();
     private final Set<String> killedNames = new HashSet<>();
+    /** Faults whose targets the run chose when they came (the relay, wherever slice 0 is served then), by index. */
+    private final Map<Integer, Fault> retargeted = new TreeMap<>();
     private final List<String> nemesisLog = new ArrayList<>();
     private final String tag;
     private final Path dir;
@@ -122,7 +128,11 @@ public final class ChaosRun {
             for (int w = 0; w < n; w++) {
                 workers[w] = worker(w, false);
             }
+            final long launchedMs = System.currentTimeMillis();
+            awaitFirstRound();
             startWallMs = System.currentTimeMillis();
+            log(String.format(Locale.ROOT, "every worker applied a round %.1f s after the start: the nemesis's clock starts",
+                (startWallMs - launchedMs) / 1000.0));
             final long hardEnd = startWallMs + ctx.schedule.durationMs() + TimeUnit.MINUTES.toMillis(ctx.graceMinutes);
             int next = 0;
             while (!allExited()) {
@@ -140,7 +150,7 @@ public final class ChaosRun {
                         }
                     } else if (started.containsKey(a.fault.index())) {
                         end(a.fault, byFault);
-                        injected.add(new Injected(a.fault, started.get(a.fault.index()), System.currentTimeMillis()));
+                        injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), System.currentTimeMillis()));
                     }
                 }
                 Thread.sleep(TICK_MS);
@@ -151,7 +161,7 @@ public final class ChaosRun {
                     if (!a.fault.kind().kills()) {
                         end(a.fault, byFault);
                     }
-                    injected.add(new Injected(a.fault, started.get(a.fault.index()), -1));
+                    injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), -1));
                 }
             }
         } finally {
@@ -199,11 +209,20 @@ public final class ChaosRun {
     /** @return false when the fault cannot be carried out (its target exited: the job ended). */
     private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault)
         throws IOException, InterruptedException {
-        final int[] t = f.targets();
+        int[] t = f.targets();
         switch (f.kind()) {
             case KILL_WORKER:
             case KILL_RELAY:
             case KILL_TWO:
+                if (f.kind() == FaultKind.KILL_RELAY) {
+                    t = relayOrSkip(f);
+                    if (t == null) {
+                        return false;
+                    }
+                }
+                if (!quorumStays(f, t)) {
+                    return false;
+                }
                 for (final int w : t) {
                     if (!workers[w].isAlive()) {
                         log(f, "skipped: worker " + w + " has exited");
@@ -219,6 +238,9 @@ public final class ChaosRun {
             case STOP:
                 if (!workers[t[0]].isAlive()) {
                     log(f, "skipped: worker " + t[0] + " has exited");
+                    return false;
+                }
+                if (!quorumStays(f, t)) {
                     return false;
                 }
                 workers[t[0]].signal("STOP");
@@ -250,8 +272,116 @@ public final class ChaosRun {
         }
     }
 
+    /**
+     * The nemesis's clock starts when every worker has applied a round: a rank killed before the job's first round
+     * leaves its slice without a server (slices move only from a server that had proven itself), and the processes'
+     * start-up time varies with the load of the machine.
+     *
+     * @throws IllegalStateException when a worker exits first, or the job has not started within {@value #START_BOUND_MS} ms.
+     */
+    private void awaitFirstRound() throws IOException, InterruptedException {
+        final long deadline = System.currentTimeMillis() + START_BOUND_MS;
+        for (int w = 0; w < workers.length; w++) {
+            while (!Files.exists(historyOf(w)) || Files.readAllLines(historyOf(w), StandardCharsets.US_ASCII).stream()
+                .noneMatch(l -> l.contains(" applied r="))) {
+                if (!workers[w].isAlive() || System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("worker " + w + " did not apply a round within " + START_BOUND_MS + " ms of its start"
+                        + (workers[w].isAlive() ? "" : " (it exited)") + "; see " + dir.resolve("logs"));
+                }
+                Thread.sleep(TICK_MS);
+            }
+        }
+    }
+
+    /** @return the relay as the target (logged when it is not the rank planned), or null when none serves slice 0 now. */
+    private int[] relayOrSkip(final Fault f) {
+        final int relay = relay();
+        if (relay < 0) {
+            log(f, "skipped: no live process serves slice 0 now (its move is under way)");
+            return null;
+        }
+        if (relay != f.targets()[0]) {
+            log(f, "the relay is rank " + relay + ", not rank " + f.targets()[0] + " as planned (the plan counts a restarted rank out"
+                + " for longer than its rejoin took)");
+        }
+        final int[] t = {relay};
+        retargeted.put(f.index(), new Fault(f.index(), f.atMs(), f.kind(), t, f.durationMs()));
+        return t;
+    }
+
+    /**
+     * The plan counts a restarted worker in again {@code rejoinAllowanceMs} after its restart; on a loaded machine a rejoin
+     * can take longer (its JVM, the data, the hand-over, the rounds it reads to catch up). So before it kills or stops, the
+     * nemesis checks what the job shows: at least the quorum of the workers the last round applied counted must remain, else
+     * the fault is skipped (a round that only the others could vote in would be aborted below the quorum, and the job fail).
+     *
+     * @return true when the fault may go ahead.
+     */
+    private boolean quorumStays(final Fault f, final int[] targets) throws IOException {
+        HistoryEvent last = null;
+        for (int w = 0; w < workers.length; w++) {
+            final Path h = historyOf(w);
+            if (!Files.exists(h)) {
+                continue;
+            }
+            final List<String> lines = Files.readAllLines(h, StandardCharsets.US_ASCII);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (lines.get(i).contains(" applied r=")) {
+                    final HistoryEvent e = HistoryEvent.parse(lines.get(i));
+                    if (last == null || e.round() > last.round()) {
+                        last = e;
+                    }
+                    break;
+                }
+            }
+        }
+        if (last == null) {
+            return true;
+        }
+        int remain = 0;
+        for (int w = 0; w < workers.length; w++) {
+            boolean target = false;
+            for (final int x : targets) {
+                target |= x == w;
+            }
+            remain += last.voted(w) && !target ? 1 : 0;
+        }
+        if (remain < ctx.schedule.minVoters()) {
+            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
+                + java.util.Arrays.toString(targets) + " fewer than the quorum (" + ctx.schedule.minVoters() + ") would remain");
+            return false;
+        }
+        return true;
+    }
+
+    /** @return the fault as it was carried out: the planned one, or with the targets chosen when it came. */
+    private Fault asInjected(final Fault f) {
+        return retargeted.getOrDefault(f.index(), f);
+    }
+
+    /**
+     * @return the rank whose live process serves slice 0 now, as its output says (the last to start serving it, should two
+     *     say so), or -1.
+     */
+    private int relay() {
+        int relay = -1;
+        long latest = Long.MIN_VALUE;
+        for (int w = 0; w < workers.length; w++) {
+            final int rank = w;
+            final Predicate<String> serves = l -> l.contains("takes over slice 0 ") || (rank == 0 && l.startsWith("worker 0 serves slice 0 "));
+            if (workers[w].isAlive() && workers[w].lastLine(serves) != null) {
+                final long at = workers[w].timeOfFirstLine(Long.MIN_VALUE, serves);
+                if (relay < 0 || at - latest > 0) {
+                    relay = w;
+                    latest = at;
+                }
+            }
+        }
+        return relay;
+    }
+
     private void end(final Fault f, final Map<Integer, ChildProcess> byFault) throws IOException, InterruptedException {
-        final int[] t = f.targets();
+        final int[] t = asInjected(f).targets();
         switch (f.kind()) {
             case KILL_WORKER:
             case KILL_RELAY:

@@ -2,8 +2,10 @@ package io.dlion.testkit.chaos;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -16,17 +18,19 @@ import java.util.SplittableRandom;
  *   <li>the quorum: at most {@code workers - minVoters} workers are out at any time (killed and not yet back, or stopped),
  *       a worker counting as out from its SIGKILL until {@link Context#rejoinAllowanceMs()} after its restart, or from its
  *       SIGSTOP until {@value #AFTER_STOP_MS} ms after its SIGCONT;</li>
- *   <li>two slice servers: in a sharded job a restarted rank serves nothing (its slice moved to the next live rank when it
- *       died), so each SIGKILL of a rank that still serves takes a server away for good; the plan kills at most
- *       {@code workers - 2} of them. {@link FaultKind#KILL_RELAY} kills the rank that serves slice 0 by the failover rule
- *       (the first rank from 0 in ring order whose first process is alive), so it too draws on that budget; once it is spent
- *       the kills fall on restarted ranks only and the relay is killed no more;</li>
+ *   <li>the relay: {@link FaultKind#KILL_RELAY} names the rank that serves slice 0 as the plan foresees it by the failover
+ *       rule (a dead rank's slices move to the first rank from each slice, in ring order, that is in: a restarted rank
+ *       serves again once it has rejoined). The run kills whichever process serves slice 0 when the fault comes, which is
+ *       that rank unless a restarted rank rejoined sooner than the plan allows for; either way no more workers are out
+ *       than the plan counts;</li>
  *   <li>a stop lasts longer than the round deadline and at most {@link Context#maxStopMs()} (below a slice server's silence
  *       bound, so that a stopped server is not taken for dead).</li>
  * </ul>
- * Faults start from {@link Context#warmUpMs()} (every worker started and training) to {@code durationMs - quietEndMs} (the
+ * Faults start from {@link Context#warmUpMs()} (counted from the moment every worker applied a round) to {@code durationMs - quietEndMs} (the
  * last restarted worker has time to rejoin before the run ends); the gap between two starts is uniform in
- * [0.5, 1.5] x {@link Context#meanGapMs()}.
+ * [0.5, 1.5] x {@link Context#meanGapMs()}. Each fault is of a kind the job can take at that moment, drawn at random among
+ * those drawn fewest times so far: the kills that need workers in (two at once needs every worker in) come as often as
+ * the others.
  */
 public final class ChaosSchedule {
     /** A stopped worker counts as out for this long after its SIGCONT (it may have to rejoin). */
@@ -48,10 +52,12 @@ public final class ChaosSchedule {
     public List<Fault> plan() {
         final SplittableRandom random = new SplittableRandom(ctx.seed);
         final int n = ctx.workers;
-        final boolean[] serving = new boolean[n];
-        java.util.Arrays.fill(serving, true);
+        final int[] owner = new int[n];
+        for (int w = 0; w < n; w++) {
+            owner[w] = w;
+        }
         final long[] outUntil = new long[n];
-        int servingKillsLeft = n - 2;
+        final Map<FaultKind, Integer> drawn = new EnumMap<>(FaultKind.class);
         final int maxOut = n - ctx.minVoters;
         final List<Fault> faults = new ArrayList<>();
         final long last = ctx.durationMs - ctx.quietEndMs;
@@ -66,13 +72,8 @@ public final class ChaosSchedule {
                     out++;
                 }
             }
-            final int relay = relay(serving);
-            final List<Integer> killable = new ArrayList<>();
-            for (final int w : free) {
-                if (!serving[w]) {
-                    killable.add(w);
-                }
-            }
+            final int relay = owner[0];
+            final List<Integer> killable = free;
             final List<FaultKind> feasible = new ArrayList<>();
             for (final FaultKind kind : ctx.kinds) {
                 final boolean ok;
@@ -82,7 +83,7 @@ public final class ChaosSchedule {
                         ok = out + 1 <= maxOut && !(kind == FaultKind.STOP ? free : killable).isEmpty();
                         break;
                     case KILL_RELAY:
-                        ok = out + 1 <= maxOut && servingKillsLeft > 0 && relay >= 0 && outUntil[relay] <= t;
+                        ok = out + 1 <= maxOut && outUntil[relay] <= t;
                         break;
                     case KILL_TWO:
                         ok = out + 2 <= maxOut && killable.size() >= 2;
@@ -98,7 +99,18 @@ public final class ChaosSchedule {
                 t += Math.max(1, Math.round(ctx.meanGapMs * (0.5 + random.nextDouble())));
                 continue;
             }
-            final FaultKind kind = feasible.get(random.nextInt(feasible.size()));
+            int fewest = Integer.MAX_VALUE;
+            for (final FaultKind k : feasible) {
+                fewest = Math.min(fewest, drawn.getOrDefault(k, 0));
+            }
+            final List<FaultKind> due = new ArrayList<>();
+            for (final FaultKind k : feasible) {
+                if (drawn.getOrDefault(k, 0) == fewest) {
+                    due.add(k);
+                }
+            }
+            final FaultKind kind = due.get(random.nextInt(due.size()));
+            drawn.merge(kind, 1, Integer::sum);
             final int[] targets;
             final long duration;
             switch (kind) {
@@ -134,12 +146,9 @@ public final class ChaosSchedule {
             faults.add(fault);
             if (kind.kills()) {
                 for (final int w : targets) {
-                    if (serving[w]) {
-                        serving[w] = false;
-                        servingKillsLeft--;
-                    }
                     outUntil[w] = fault.endMs() + ctx.rejoinAllowanceMs;
                 }
+                moveSlices(owner, targets, outUntil, t);
             } else if (kind == FaultKind.STOP) {
                 outUntil[targets[0]] = fault.endMs() + AFTER_STOP_MS;
             }
@@ -148,14 +157,28 @@ public final class ChaosSchedule {
         return Collections.unmodifiableList(faults);
     }
 
-    /** @return the rank serving slice 0 by the failover rule: the first from 0 whose first process lives; -1 when none does. */
-    static int relay(final boolean[] serving) {
-        for (int w = 0; w < serving.length; w++) {
-            if (serving[w]) {
-                return w;
+    /**
+     * The failover rule as the plan foresees it: every slice a killed rank serves moves to the first rank from the slice
+     * on, in ring order, that is in at {@code t} (neither out nor killed now).
+     */
+    static void moveSlices(final int[] owner, final int[] killed, final long[] outUntil, final long t) {
+        final int n = owner.length;
+        for (int s = 0; s < n; s++) {
+            boolean lost = false;
+            for (final int k : killed) {
+                lost |= owner[s] == k;
+            }
+            if (!lost) {
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                final int r = (s + i) % n;
+                if (outUntil[r] <= t) {
+                    owner[s] = r;
+                    break;
+                }
             }
         }
-        return -1;
     }
 
     private static int[] pickTwo(final SplittableRandom random, final List<Integer> killable) {

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.dlion.testkit.chaos.ChaosChecker.Property;
+import io.dlion.testkit.chaos.ChaosChecker.Recovery;
 import io.dlion.testkit.chaos.ChaosChecker.Verdict;
 import org.junit.jupiter.api.Test;
 
@@ -194,6 +195,21 @@ class ChaosCheckerTest {
         final Verdict v = CHECKER.check(clean(), faults, exits(), List.of());
         assertTrue(v.ok(), () -> v.summary("stopped", faults, "-"));
         assertEquals(1_000, v.recoveries().get(0).ms(), "from the SIGCONT at T0 + 3,000 to round 40 at T0 + 4,000");
+    }
+
+    @Test
+    void shouldTakeTheFailoverOfAKillThatCameBeforeTheJobRecoveredFromAnEarlierOne() {
+        // the first kill alone would be late (9,050 ms); a second kill 7,000 ms after it, before the job applied a round
+        // without the killed rank and within the first's bound, is what the job recovers from: measured from its SIGKILL
+        final List<Injected> faults = List.of(
+            new Injected(new Fault(0, 20_000, FaultKind.KILL_RELAY, new int[] {2}, 1_050), T0 + 3_950 - 9_000, T0 + 5_000),
+            new Injected(new Fault(1, 27_000, FaultKind.KILL_WORKER, new int[] {2}, 1_050), T0 + 3_950 - 2_000, T0 + 5_000));
+        final Verdict v = CHECKER.check(clean(), faults, exits(), List.of());
+        assertTrue(v.ok(), () -> v.summary("two kills", faults, "-"));
+        assertEquals("superseded", v.recoveries().get(0).outcome());
+        final Recovery second = v.recoveries().stream().filter(r -> r.fault().index() == 1 && "failover".equals(r.measure()))
+            .findFirst().orElseThrow();
+        assertEquals(2_050, second.ms(), "from the second SIGKILL to round 40");
     }
 
     @Test
