@@ -19,9 +19,10 @@ import org.agrona.concurrent.IdleStrategy;
  * slice's complete part is given to. What differs between the exchanges is the work an exchange adds to every pass of a
  * wait (the vote exchange's slice failover and side agent).
  * <p>
- * A pass of {@link #await}: the exchange's own work, then every link keeps its server proven ({@link SliceLink#maintain}),
- * the links send what their publications take, starting with the slice after this worker's own, then read the round's
- * frames of every slice whose result is incomplete; each slice whose result is complete goes to the payload once; when
+ * A pass of {@link #await}: every link keeps its server proven ({@link SliceLink#maintain}), the links send what their
+ * publications take, starting with the slice after this worker's own, then read the round's frames of every slice whose
+ * result is incomplete; then the exchange's own work (after the reads, so that a server is judged on the frames already
+ * here); each slice whose result is complete goes to the payload once; when
  * every slice is complete the round ends. A server's abort ends the round with {@link QuorumLostException}, a demand to
  * rejoin or a later round's frame with {@link RejoinRequiredException}, the deadline with a {@link TimeoutException}.
  * <p>
@@ -196,12 +197,13 @@ final class RoundLoop<R> implements AutoCloseable {
         final IdleStrategy idle = ctx.idleStrategy;
         idle.reset();
         while (true) {
-            int work = pass.getAsInt();
+            int work = 0;
             for (final SliceLink link : links) {
                 work += link.maintain();
             }
             work += sendChunks();
             work += pollResults(round);
+            work += pass.getAsInt(); // after the frames already here are read: a server is judged on the rounds applied
             work += giveResults(round);
             if (resultsDone()) {
                 return complete(round);
