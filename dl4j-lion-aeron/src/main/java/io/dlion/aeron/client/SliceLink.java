@@ -323,7 +323,11 @@ final class SliceLink implements AutoCloseable {
             return false;
         }
         final long nonce = session.nextNonce();
-        helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, session.helloRound(), layout.fromWord(), workerId,
+        // a worker that holds this slice's result of the round it is in (a slice that moved after its result came) is at
+        // the next round as far as this slice's server goes: naming the round it is in, a fresh server would take it for
+        // a worker that lost the dead server's last result and tell it to rejoin
+        final long round = !session.joining() && session.inRound() && resultDone() ? session.nextRound() + 1 : session.helloRound();
+        helloOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, layout.fromWord(), workerId,
             endpoint.slice(), paramCount, publication.sessionId(), resultEndpoint.address(), resultEndpoint.port(), credentials, nonce,
             session.epochTimeMs(), helloFlags);
         bufferClaim.commit();

@@ -370,7 +370,7 @@ public final class ChaosRun {
             final int rank = w;
             final Predicate<String> serves = l -> l.contains("takes over slice 0 ") || (rank == 0 && l.startsWith("worker 0 serves slice 0 "));
             if (workers[w].isAlive() && workers[w].lastLine(serves) != null) {
-                final long at = workers[w].timeOfFirstLine(Long.MIN_VALUE, serves);
+                final long at = workers[w].timeOfFirstLine(System.nanoTime() - TimeUnit.DAYS.toNanos(1), serves);
                 if (relay < 0 || at - latest > 0) {
                     relay = w;
                     latest = at;
