@@ -27,6 +27,9 @@
 # --burst B and --queue T: the shapers' token bucket (tbf burst, default 64kb) and how long a packet may wait in their
 # queue (tbf latency, default 50ms). On a slow link a 64 KiB bucket refilled while the hosts compute lets a whole small
 # exchange out at the veth's speed; --burst 18kb (two jumbo frames, tbf's least) keeps the link close to its rate.
+# Training runs also read the counters when worker 0 first writes OUT/worker-0/evals.csv (its first --eval-every
+# evaluation) and when it writes its metrics.csv (training done): OUT/links-first-eval.txt and OUT/links-trained.txt, what
+# the links carried while the job trained, without the start-up and the end.
 # Needs root (network namespaces); installs iproute2 and python3 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,7 +46,7 @@ TOPOLOGY=star
 KILL=""
 BURST=64kb
 QUEUE=50ms
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;
@@ -182,6 +185,7 @@ else
 fi
 cd "$ROOT"
 link_counters "$OUT/links-before.txt"
+rm -f "$OUT/worker-0/evals.csv" "$OUT/worker-0/metrics.csv" "$OUT/links-first-eval.txt" "$OUT/links-trained.txt"   # an earlier run's
 START_NS=$(date +%s%N)
 WORKER_PIDS=()
 if [ -n "$GLOO" ]; then
@@ -246,8 +250,20 @@ else
         WORKER_PIDS+=($!)
     done
 fi
+if [ "$EXCHANGE_ROUNDS" -eq 0 ] && [ -z "$GLOO" ]; then
+    # what the links carried while the job trained: from worker 0's first evaluation to its metrics.csv (polling files only)
+    (
+        until [ -f "$OUT/worker-0/evals.csv" ] || [ -f "$OUT/worker-0/metrics.csv" ]; do sleep 0.2; done
+        [ -f "$OUT/worker-0/evals.csv" ] && link_counters "$OUT/links-first-eval.txt"
+        until [ -f "$OUT/worker-0/metrics.csv" ]; do sleep 0.2; done
+        link_counters "$OUT/links-trained.txt"
+    ) &
+    WATCHER=$!
+    PIDS+=("$WATCHER")
+fi
 STATUS=0
 for p in "${WORKER_PIDS[@]}"; do wait "$p" || STATUS=1; done
+if [ -n "${WATCHER:-}" ]; then kill "$WATCHER" 2>/dev/null || true; wait "$WATCHER" 2>/dev/null || true; fi
 link_counters "$OUT/links-after.txt"
 if [ -n "${SERVER_PID:-}" ]; then   # stopped, the server prints its last status line: its totals
     kill "$SERVER_PID" 2>/dev/null || true

@@ -5,7 +5,9 @@ Per run (h1, h4, h16, dense under --out): the time to --target test accuracy (wo
 without the evaluations, from the start of training, start-up and JIT warm-up included), the steps taken to it, the
 seconds per step after the first evaluation, the last accuracy, and the bits per parameter per step that every worker's
 link carried (interface counters, netlab's links.tsv: sent + received, summed over the workers' hosts, divided by
-parameters x steps x workers) beside what the processes counted (the exchanges' bytes up + down, metrics.csv). Then the
+parameters x steps x workers) over the whole lab (start-up and end included) and while the job trained (from worker 0's
+first evaluation to its metrics.csv: netlab's links-first-eval.txt and links-trained.txt), beside what the workers'
+exchanges counted (bytes up + down, metrics.csv; a worker's link also carries its slice's votes and results). Then the
 two terms of a per-step D-Lion step: the exchange alone at this rate (the exchange run's median round) and the compute of
 a step (H = 1, worker 0: the mean compute phase in metrics.csv, on cores shared by all eight workers).
 """
@@ -40,6 +42,23 @@ def links(path, workers):
     return carried, drops, packets
 
 
+def window(d, workers):
+    """bytes every worker's link carried (sent + received) between netlab's two training snapshots, or None."""
+    snaps = []
+    for name in ("links-first-eval.txt", "links-trained.txt"):
+        path = os.path.join(d, name)
+        if not os.path.exists(path):
+            return None
+        total = 0
+        with open(path) as f:
+            for line in f:
+                host, tx, _txp, rx = line.split()[:4]
+                if host.startswith("w"):
+                    total += int(tx) + int(rx)
+        snaps.append(total)
+    return snaps[1] - snaps[0]
+
+
 def load(out, name):
     got = []
     for when in ("before", "after"):
@@ -60,15 +79,16 @@ def main():
     n, p = args.workers, args.params
 
     print(f"| run ({args.rate} per link, sharded, N = {n}) | steps run | s to {100 * args.target:.0f}% | steps to it | s/step |"
-          f" last accuracy | bits/param/step on the links | counted by the processes | shaper drops | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          f" last accuracy | bits/param/step on the links: whole lab | while training | counted by the exchanges | shaper drops |"
+          f" load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     times = {}
     for key, label, h in RUNS:
         d = os.path.join(args.out, key)
         evals = rows(os.path.join(d, "worker-0", "evals.csv"))
         if not evals:
             if os.path.isdir(d):
-                print(f"| {label} | no evaluation (see {key}.log) | | | | | | | | |")
+                print(f"| {label} | no evaluation (see {key}.log) | | | | | | | | | |")
             continue
         steps = int(evals[-1]["step"])
         hit = next((r for r in evals if float(r["test_accuracy"]) >= args.target), None)
@@ -87,8 +107,10 @@ def main():
         lk = links(os.path.join(d, "links.tsv"), n)
         on_links = f"{lk[0] * 8 / (p * steps * n):.3f}" if lk else "—"
         drops = f"{lk[1]:,} of {lk[2]:,} packets" if lk else "—"
+        trained = window(d, n)
+        while_training = f"{trained * 8 / (p * (steps - int(first['step'])) * n):.3f}" if trained is not None and steps > int(first["step"]) else "—"
         print(f"| {label} | {steps} | {to_target} | {steps_to} | {per_step:.3f} | {100 * float(last['test_accuracy']):.2f}% |"
-              f" {on_links} | {counted * 8 / (p * steps * n):.3f} | {drops} | {load(args.out, key)} |")
+              f" {on_links} | {while_training} | {counted * 8 / (p * steps * n):.3f} | {drops} | {load(args.out, key)} |")
     best = min((k for k in ("h4", "h16") if k in times), key=lambda k: times[k], default=None)
     if best and "h1" in times:
         print(f"\nbest H ({best[1:]}) reaches {100 * args.target:.0f}% {times['h1'] / times[best]:.2f}x sooner than H = 1"
