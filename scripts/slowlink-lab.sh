@@ -15,7 +15,7 @@
 #   h4        D-Lion MaVo, --local-steps 4                      192 steps, every 4
 #   h16       D-Lion MaVo, --local-steps 16                     192 steps, every 16 (parameters are shared every 16)
 #   dense     dense G-Lion (fp32 gradients, reduce-scatter and all-gather over the slices), bounded to --dense-steps
-#             (default 24: at 2 Mbit/s a dense step takes several seconds), every 4
+#             (default 32: at 2 Mbit/s a dense step takes several seconds), every 4
 # The outer settings of H > 1 are --outer-lr-scale, --outer-beta1 and --outer-beta2 (default 0.35, 0 and 0.99: the best
 # of the in-process tuning for H = 16 at lr 1e-3).
 # Links: --rate (default 2mbit), tbf --burst 18kb (two jumbo frames: a larger bucket, refilled while the hosts
@@ -27,7 +27,7 @@ RATE=2mbit
 OUT=runs/slowlink
 TARGET=0.80
 ONLY="exchange,h1,h4,h16,dense"
-DENSE_STEPS=24
+DENSE_STEPS=32
 OUTER_LR_SCALE=0.35
 OUTER_BETA1=0
 OUTER_BETA2=0.99
