@@ -2,7 +2,8 @@
 """The slow-link lab's table (scripts/slowlink-lab.sh runs this at the end; it can be rerun on its directory).
 
 Per run (h1, h4, h16, dense under --out): the time to --target test accuracy (worker 0's evals.csv: training seconds
-without the evaluations, from the start of training, start-up and JIT warm-up included), the steps taken to it, the
+without the evaluations, from the start of training, start-up and JIT warm-up included), the same from step 16 on (every
+run evaluates at step 16: the first steps' warm-up left out), the steps taken to it, the
 seconds per step after the first evaluation, the last accuracy, and the bits per parameter per step that every worker's
 link carried (interface counters, netlab's links.tsv: sent + received, summed over the workers' hosts, divided by
 parameters x steps x workers) over the whole lab (start-up and end included) and while the job trained (from worker 0's
@@ -78,27 +79,32 @@ def main():
     args = ap.parse_args()
     n, p = args.workers, args.params
 
-    print(f"| run ({args.rate} per link, sharded, N = {n}) | steps run | s to {100 * args.target:.0f}% | steps to it | s/step |"
+    print(f"| run ({args.rate} per link, sharded, N = {n}) | steps run | s to {100 * args.target:.0f}% | from step 16 | steps to it | s/step |"
           f" last accuracy | bits/param/step on the links: whole lab | while training | counted by the exchanges | shaper drops |"
           f" load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     times = {}
+    warm = {}
     for key, label, h in RUNS:
         d = os.path.join(args.out, key)
         evals = rows(os.path.join(d, "worker-0", "evals.csv"))
         if not evals:
             if os.path.isdir(d):
-                print(f"| {label} | no evaluation (see {key}.log) | | | | | | | | | |")
+                print(f"| {label} | no evaluation (see {key}.log) | | | | | | | | | | |")
             continue
         steps = int(evals[-1]["step"])
         hit = next((r for r in evals if float(r["test_accuracy"]) >= args.target), None)
         first, last = evals[0], evals[-1]
         per_step = (float(last["train_s"]) - float(first["train_s"])) / max(1, int(last["step"]) - int(first["step"]))
+        at16 = next((r for r in evals if int(r["step"]) == 16), None)
         if hit:
             times[key] = float(hit["train_s"])
             to_target, steps_to = f"{float(hit['train_s']):.1f}", hit["step"]
+            if at16 and int(hit["step"]) >= 16:
+                warm[key] = float(hit["train_s"]) - float(at16["train_s"])
         else:
             to_target, steps_to = f"not reached in {float(last['train_s']):.0f} s", "—"
+        from16 = f"{warm[key]:.1f}" if key in warm else "—"
         counted = 0
         for w in range(n):
             m = rows(os.path.join(d, f"worker-{w}", "metrics.csv"))
@@ -109,12 +115,13 @@ def main():
         drops = f"{lk[1]:,} of {lk[2]:,} packets" if lk else "—"
         trained = window(d, n)
         while_training = f"{trained * 8 / (p * (steps - int(first['step'])) * n):.3f}" if trained is not None and steps > int(first["step"]) else "—"
-        print(f"| {label} | {steps} | {to_target} | {steps_to} | {per_step:.3f} | {100 * float(last['test_accuracy']):.2f}% |"
+        print(f"| {label} | {steps} | {to_target} | {from16} | {steps_to} | {per_step:.3f} | {100 * float(last['test_accuracy']):.2f}% |"
               f" {on_links} | {while_training} | {counted * 8 / (p * steps * n):.3f} | {drops} | {load(args.out, key)} |")
     best = min((k for k in ("h4", "h16") if k in times), key=lambda k: times[k], default=None)
     if best and "h1" in times:
         print(f"\nbest H ({best[1:]}) reaches {100 * args.target:.0f}% {times['h1'] / times[best]:.2f}x sooner than H = 1"
-              f" ({times[best]:.1f} s against {times['h1']:.1f} s)")
+              f" ({times[best]:.1f} s against {times['h1']:.1f} s)" + (f"; from step 16, {warm['h1'] / warm[best]:.2f}x" if best in warm
+                                                                     and "h1" in warm else ""))
     if "dense" in times and best:
         print(f"dense G-Lion reaches it in {times['dense']:.1f} s: {times['dense'] / times[best]:.2f}x the best H's time")
 
