@@ -19,7 +19,9 @@
 # The outer settings of H > 1 are --outer-lr-scale, --outer-beta1 and --outer-beta2 (default 0.35, 0 and 0.99: the best
 # of the in-process tuning for H = 16 at lr 1e-3).
 # Links: --rate (default 2mbit), tbf --burst 18kb (two jumbo frames: a larger bucket, refilled while the hosts
-# compute, would let a small exchange out faster than the rate) and --queue 200ms. DLION_JAVA_OPTS defaults to -Xmx1g.
+# compute, would let a small exchange out faster than the rate) and --queue 200ms; the dense run's links --dense-queue 2s
+# (the job's 512 KiB link window at 2 Mbit/s: with 200 ms the shapers dropped more packets than they passed and a dense
+# step took about a minute). DLION_JAVA_OPTS defaults to -Xmx1g.
 # Needs root (network namespaces).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,7 +35,8 @@ OUTER_BETA1=0
 OUTER_BETA2=0.99
 BURST=18kb
 QUEUE=200ms
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+DENSE_QUEUE=2s
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --rate) RATE="$2"; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
         --outer-beta2) OUTER_BETA2="$2"; shift 2 ;;
         --burst) BURST="$2"; shift 2 ;;
         --queue) QUEUE="$2"; shift 2 ;;
+        --dense-queue) DENSE_QUEUE="$2"; shift 2 ;;
         -h|--help) usage ;;
         *) echo "slowlink-lab: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -60,28 +64,28 @@ COMMON=(--model mlp --batch "$BATCH" --lr 1e-3 --seed 42 --test-limit 2000 --epo
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
-lab() { # name, netlab options..., -- worker options...
-    local name="$1"; shift
+lab() { # name, queue, netlab options..., -- worker options...
+    local name="$1" queue="$2"; shift 2
     if [ -f "$OUT/$name/links.tsv" ]; then
         echo "slowlink-lab: $name done already ($OUT/$name/links.tsv)" >&2
         return 0
     fi
-    echo "slowlink-lab: $name at $RATE per link, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    echo "slowlink-lab: $name at $RATE per link (queue $queue), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     cut -d' ' -f1-3 /proc/loadavg > "$OUT/$name.load-before"
-    bash "$ROOT/scripts/netlab.sh" --workers "$WORKERS" --topology sharded --rate "$RATE" --delay 0 --burst "$BURST" --queue "$QUEUE" \
+    bash "$ROOT/scripts/netlab.sh" --workers "$WORKERS" --topology sharded --rate "$RATE" --delay 0 --burst "$BURST" --queue "$queue" \
         --out "$OUT/$name" "$@" > "$OUT/$name.log" 2>&1 || echo "slowlink-lab: $name failed (exit $?): see $OUT/$name.log" >&2
     cut -d' ' -f1-3 /proc/loadavg > "$OUT/$name.load-after"
 }
 
 for run in ${ONLY//,/ }; do
     case "$run" in
-        exchange) lab exchange --exchange 30 --params "$PARAMS" ;;
-        h1) lab h1 -- "${COMMON[@]}" --train-limit $((BATCH * STEPS)) --sharing dlion-mavo --eval-every 4 ;;
+        exchange) lab exchange "$QUEUE" --exchange 30 --params "$PARAMS" ;;
+        h1) lab h1 "$QUEUE" -- "${COMMON[@]}" --train-limit $((BATCH * STEPS)) --sharing dlion-mavo --eval-every 4 ;;
         h4|h16)
             H="${run#h}"
-            lab "$run" -- "${COMMON[@]}" --train-limit $((BATCH * STEPS)) --sharing dlion-mavo --local-steps "$H" \
+            lab "$run" "$QUEUE" -- "${COMMON[@]}" --train-limit $((BATCH * STEPS)) --sharing dlion-mavo --local-steps "$H" \
                 --outer-lr-scale "$OUTER_LR_SCALE" --outer-beta1 "$OUTER_BETA1" --outer-beta2 "$OUTER_BETA2" --eval-every $((H > 4 ? H : 4)) ;;
-        dense) lab dense -- "${COMMON[@]}" --train-limit $((BATCH * DENSE_STEPS)) --sharing dense-lion --eval-every 4 ;;
+        dense) lab dense "$DENSE_QUEUE" -- "${COMMON[@]}" --train-limit $((BATCH * DENSE_STEPS)) --sharing dense-lion --eval-every 4 ;;
         *) echo "slowlink-lab: unknown run '$run' (exchange, h1, h4, h16, dense)" >&2; exit 2 ;;
     esac
 done
