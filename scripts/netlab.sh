@@ -24,6 +24,12 @@
 # (OUT/links.tsv): bytes and packets each host's interface sent and received, the shapers' drops on both ends of its
 # link, UDP socket drops, the payload the processes counted and the ratio, the bytes their media drivers retransmitted,
 # and for --exchange and --gloo the round times.
+# --burst B and --queue T: the shapers' token bucket (tbf burst, default 64kb) and how long a packet may wait in their
+# queue (tbf latency, default 50ms). On a slow link a 64 KiB bucket refilled while the hosts compute lets a whole small
+# exchange out at the veth's speed; --burst 18kb (two jumbo frames, tbf's least) keeps the link close to its rate.
+# Training runs also read the counters when worker 0 first writes OUT/worker-0/evals.csv (its first --eval-every
+# evaluation) and when it writes its metrics.csv (training done): OUT/links-first-eval.txt and OUT/links-trained.txt, what
+# the links carried while the job trained, without the start-up and the end.
 # Needs root (network namespaces); installs iproute2 and python3 if missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,7 +44,9 @@ EXCHANGE_ROUNDS=0
 GLOO=""
 TOPOLOGY=star
 KILL=""
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+BURST=64kb
+QUEUE=50ms
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --workers) WORKERS="$2"; shift 2 ;;
@@ -52,6 +60,8 @@ while [ $# -gt 0 ]; do
         --gloo) GLOO="$2"; shift 2 ;;
         --topology) TOPOLOGY="$2"; shift 2 ;;
         --kill) KILL="$2"; shift 2 ;;
+        --burst) BURST="$2"; shift 2 ;;
+        --queue) QUEUE="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "netlab: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -117,13 +127,13 @@ trap 'exit 130' INT TERM
 NETEM=1
 shape() { # namespace, device: rate (tbf) and delay (netem, when the kernel has it) on the device's egress
     if [ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && ip netns exec "$1" tc qdisc add dev "$2" root handle 1: netem delay "$DELAY" 2>/dev/null; then
-        ip netns exec "$1" tc qdisc add dev "$2" parent 1:1 handle 10: tbf rate "$RATE" burst 64kb latency 50ms
+        ip netns exec "$1" tc qdisc add dev "$2" parent 1:1 handle 10: tbf rate "$RATE" burst "$BURST" latency "$QUEUE"
     else
         if [ "$NETEM" = 1 ] && [ "$DELAY" != "0" ]; then
             echo "netlab: this kernel has no netem qdisc: --delay $DELAY is not applied, links are rate-limited only" >&2
             NETEM=0
         fi
-        ip netns exec "$1" tc qdisc add dev "$2" root tbf rate "$RATE" burst 64kb latency 50ms
+        ip netns exec "$1" tc qdisc add dev "$2" root tbf rate "$RATE" burst "$BURST" latency "$QUEUE"
     fi
 }
 
@@ -148,7 +158,7 @@ host() { # name, host number
 }
 host server 1
 for i in $(seq 0 $((WORKERS - 1))); do host "w$i" $((10 + i)); done
-echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0.0/16 (MTU $MTU), every link $RATE each way$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
+echo "netlab: lab $LAB: $((WORKERS + 1)) hosts on $NETWORK.0.0/16 (MTU $MTU), every link $RATE each way (tbf burst $BURST, queue $QUEUE)$([ "$NETEM" = 1 ] && [ "$DELAY" != "0" ] && echo ", $DELAY delay")" >&2
 
 # what each host's link carried: interface counters inside the host's namespace (what it sent and received) and the
 # drops of the shapers on both ends (the host's egress, and the bridge's egress towards the host)
@@ -175,6 +185,7 @@ else
 fi
 cd "$ROOT"
 link_counters "$OUT/links-before.txt"
+rm -f "$OUT/worker-0/evals.csv" "$OUT/worker-0/metrics.csv" "$OUT/links-first-eval.txt" "$OUT/links-trained.txt"   # an earlier run's
 START_NS=$(date +%s%N)
 WORKER_PIDS=()
 if [ -n "$GLOO" ]; then
@@ -239,8 +250,20 @@ else
         WORKER_PIDS+=($!)
     done
 fi
+if [ "$EXCHANGE_ROUNDS" -eq 0 ] && [ -z "$GLOO" ]; then
+    # what the links carried while the job trained: from worker 0's first evaluation to its metrics.csv (polling files only)
+    (
+        until [ -f "$OUT/worker-0/evals.csv" ] || [ -f "$OUT/worker-0/metrics.csv" ]; do sleep 0.2; done
+        [ -f "$OUT/worker-0/evals.csv" ] && link_counters "$OUT/links-first-eval.txt"
+        until [ -f "$OUT/worker-0/metrics.csv" ]; do sleep 0.2; done
+        link_counters "$OUT/links-trained.txt"
+    ) &
+    WATCHER=$!
+    PIDS+=("$WATCHER")
+fi
 STATUS=0
 for p in "${WORKER_PIDS[@]}"; do wait "$p" || STATUS=1; done
+if [ -n "${WATCHER:-}" ]; then kill "$WATCHER" 2>/dev/null || true; wait "$WATCHER" 2>/dev/null || true; fi
 link_counters "$OUT/links-after.txt"
 if [ -n "${SERVER_PID:-}" ]; then   # stopped, the server prints its last status line: its totals
     kill "$SERVER_PID" 2>/dev/null || true

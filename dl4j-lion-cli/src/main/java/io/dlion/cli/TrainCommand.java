@@ -27,6 +27,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     LocalStepsOptions local = new LocalStepsOptions();
 
+    @Mixin
+    EvalOptions eval = new EvalOptions();
+
     @Option(names = "--optimizer", description = "adamw or lion (default: the one --sharing implies, else lion)")
     String optimizer;
 
@@ -74,6 +77,7 @@ public final class TrainCommand implements Callable<Integer> {
         TrainConfigs.hostile(config, hostile, hostileMode);
         TrainConfigs.topology(config, topology);
         local.apply(config);
+        eval.apply(config);
         TrainConfigs.vitShape(config, vitShape);
         try (Monitor m = monitor.open("dlion-train")) {
             config.monitor = m;

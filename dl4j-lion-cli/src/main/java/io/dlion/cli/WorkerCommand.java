@@ -50,6 +50,9 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     LocalStepsOptions local = new LocalStepsOptions();
 
+    @Mixin
+    EvalOptions eval = new EvalOptions();
+
     @Option(names = "--server", description = "server host (default: the scheduler's: MASTER_ADDR, the first host of SLURM_JOB_NODELIST)")
     String serverFlag;
 
@@ -207,6 +210,7 @@ public final class WorkerCommand implements Callable<Integer> {
         final TrainConfig config = local.apply(TrainConfigs.of(opts.dataset, opts.dataDir, opts.model, s.impliedOptimizer(), s, workers,
             s.isDense() ? "aeron-udp" : "inproc", opts.epochs, opts.batch, lr, weightDecay, opts.seed, opts.trainLimit, opts.testLimit,
             awaitTimeoutSeconds, opts.out));
+        eval.apply(config);
         if (history != null && s.isDense()) {
             throw new IllegalArgumentException("--history records D-Lion rounds: --sharing " + s.cliName() + " has none");
         }

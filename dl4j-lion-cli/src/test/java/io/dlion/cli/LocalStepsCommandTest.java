@@ -71,6 +71,45 @@ class LocalStepsCommandTest {
         assertEquals(8L * 3 * ((params + 7) / 8), Long.parseLong(last[5]), "and down");
     }
 
+    /**
+     * {@code --eval-every K}: worker 0's test accuracy every K steps (at outer boundaries, not at an epoch's end, whose own
+     * evaluation follows) in evals.csv beside the epochs', and the same parameters as without it, with local steps and with
+     * dense G-Lion.
+     */
+    @Test
+    void shouldEvaluateEveryKStepsWithoutTouchingTheParameters(@TempDir final Path dir) throws Exception {
+        final String[][] runs = {{"dlion-mavo", "--local-steps", "2", "--transport", "inproc"}, {"dense-lion", "--local-steps", "1",
+            "--transport", "aeron-ipc"}};
+        for (final String[] r : runs) {
+            final String[] hashes = new String[2];
+            for (int withEvals = 0; withEvals < 2; withEvals++) {
+                final Path out = dir.resolve(r[0] + "-" + withEvals);
+                final List<String> args = new java.util.ArrayList<>(List.of("train", "--model", "mlp", "--sharing", r[0], "--workers", "2",
+                    "--epochs", "2", "--batch", "32", "--lr", "1e-3", "--train-limit", "320", "--test-limit", "100", r[1], r[2], r[3], r[4],
+                    "--out", out.toString()));
+                if (withEvals == 1) {
+                    args.addAll(List.of("--eval-every", "4"));
+                }
+                final String printed = run(0, args.toArray(new String[0]));
+                assertEquals(2, sameHashes(printed), printed);
+                final Matcher m = Pattern.compile("params-sha256 worker=0 ([0-9a-f]{64})").matcher(printed);
+                assertTrue(m.find(), printed);
+                hashes[withEvals] = m.group(1);
+                if (withEvals == 1) {
+                    // 10 steps per epoch: evaluations at steps 4, 8, 12, 16 and the epochs' at 10 and 20
+                    final List<String> rows = Files.readAllLines(out.resolve("evals.csv"));
+                    assertEquals("step,test_accuracy,train_s,wall_s,bytes_up,bytes_down", rows.get(0));
+                    assertEquals(List.of("4", "8", "10", "12", "16", "20"), rows.subList(1, rows.size()).stream().map(x -> x.split(",")[0]).toList(),
+                        r[0]);
+                    assertTrue(printed.contains("step 12  test accuracy "), printed);
+                } else {
+                    assertTrue(Files.notExists(out.resolve("evals.csv")), "no evals.csv without --eval-every");
+                }
+            }
+            assertEquals(hashes[0], hashes[1], r[0] + ": the evaluations changed the parameters");
+        }
+    }
+
     @Test
     void shouldRejectBadLocalStepAndPartitionOptionsNamingThem(@TempDir final Path out) {
         final String o = out.toString();
@@ -85,6 +124,10 @@ class LocalStepsCommandTest {
         assertTrue(run(2, "train", "--partition", "classes:2", "--out", o).contains("--partition classes:2"));
         assertTrue(run(2, "train", "--validation", "-1", "--out", o).contains("--validation"));
         assertTrue(run(2, "train", "--model", "mlp", "--vit-shape", "8,1,2,2", "--out", o).contains("--vit-shape"));
+        assertTrue(run(2, "train", "--sharing", "dlion-mavo", "--workers", "2", "--local-steps", "4", "--eval-every", "6", "--out", o)
+            .contains("--eval-every must be a multiple of --local-steps (4"));
+        assertTrue(run(2, "train", "--eval-every", "4", "--out", o).contains("--eval-every needs D-Lion or dense sharing"));
+        assertTrue(run(2, "train", "--sharing", "dlion-mavo", "--workers", "2", "--eval-every", "-1", "--out", o).contains("--eval-every"));
     }
 
     /** The paper's data path: {@code train --dataset cifar10 --data-dir DIR --model vit}, a shrunken ViT, on files written here. */

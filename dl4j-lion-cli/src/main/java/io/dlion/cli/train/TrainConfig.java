@@ -79,6 +79,8 @@ public final class TrainConfig {
     int[] vitShape;
     /** Hold out the last K training examples and evaluate on them instead of the test set (0: the test set). */
     int validation;
+    /** Also evaluate worker 0's model every K steps, into {@code evals.csv} (0: after each epoch only). */
+    int evalEvery;
     /** What this process shows while it trains: metrics endpoint, DL4J's UI. */
     public Monitor monitor = Monitor.NONE;
 
@@ -141,6 +143,12 @@ public final class TrainConfig {
             require(sharing != Sharing.NONE, "--partition " + partition + " splits the data over several workers: not with --sharing none");
         }
         require(validation >= 0, "--validation must be >= 0, got " + validation);
+        require(evalEvery >= 0, "--eval-every must be >= 0, got " + evalEvery);
+        if (evalEvery > 0) {
+            require(sharing.isDLion() || sharing.isDense(), "--eval-every needs D-Lion or dense sharing, got --sharing " + sharing.cliName());
+            require(evalEvery % localSteps.steps() == 0, "--eval-every must be a multiple of --local-steps (" + localSteps.steps()
+                + ": parameters are shared only between outer steps), got " + evalEvery);
+        }
         if (vitShape != null) {
             require(model.equals("vit") && vitShape.length == 4 && java.util.Arrays.stream(vitShape).allMatch(v -> v >= 1)
                 && vitShape[0] % vitShape[2] == 0, "--vit-shape is HIDDEN,DEPTH,HEADS,MLP_RATIO (positive, HEADS dividing HIDDEN) for"

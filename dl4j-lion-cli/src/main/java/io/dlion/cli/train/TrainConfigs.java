@@ -100,6 +100,16 @@ public final class TrainConfigs {
     }
 
     /**
+     * @param config    a configuration with its local steps set.
+     * @param evalEvery {@code --eval-every}: also evaluate worker 0's model every this many steps (0: after each epoch only).
+     * @return the same configuration, validated again.
+     */
+    public static TrainConfig evalEvery(final TrainConfig config, final int evalEvery) {
+        config.evalEvery = evalEvery;
+        return config.validate();
+    }
+
+    /**
      * @param config a configuration from {@link #of}.
      * @param shape  {@code --model vit}'s hidden, depth, heads and MLP ratio, or null for the paper's preset.
      * @return the same configuration, validated again.

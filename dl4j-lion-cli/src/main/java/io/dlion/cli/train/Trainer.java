@@ -3,6 +3,7 @@ package io.dlion.cli.train;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -63,8 +64,10 @@ public final class Trainer {
     private final PrintStream out;
     private Progress progress;
     private int progressEpoch;
-    /** Time spent evaluating after epochs so far, left out of {@code train_s}. */
+    /** Time spent evaluating after epochs (and every {@code --eval-every} steps) so far, left out of {@code train_s}. */
     private long evaluationNanos;
+    /** When training started ({@link System#nanoTime()}), for the evaluations every {@code --eval-every} steps. */
+    private long trainStart;
 
     public Trainer(final TrainConfig config, final PrintStream out) {
         this.config = config.validate();
@@ -142,6 +145,7 @@ public final class Trainer {
             test = loadData(false);
         }
         Files.createDirectories(config.out);
+        Files.deleteIfExists(config.out.resolve("evals.csv"));   // --eval-every appends to it as the run goes
         final List<EpochMetrics> metrics;
         switch (config.sharing) {
             case NONE:
@@ -299,6 +303,9 @@ public final class Trainer {
                             if (w == 0) {
                                 progress(job, stepsPerEpoch).step(score, sum(counters, true), sum(counters, false),
                                     job.accumulator().currentStats().times());
+                                if (job.accumulator().atOuterBoundary()) {
+                                    evaluateAtStep(job.step(), stepsPerEpoch, job.model(), test, sum(counters, true), sum(counters, false));
+                                }
                             }
                         }
 
@@ -332,6 +339,7 @@ public final class Trainer {
                 monitor.attachUi(job.model(), local[i]);
             }
             final long start = System.nanoTime();
+            trainStart = start;
             while (!jobs.get(0).done()) {
                 final int epoch = jobs.get(0).epoch();
                 final long firstRound = jobs.get(0).round();
@@ -418,8 +426,10 @@ public final class Trainer {
             }
             try {
                 final long start = System.nanoTime();
+                trainStart = start;
                 final double[] loss = new double[k];
                 for (int epoch = 1; epoch <= config.epochs; epoch++) {
+                    final long stepsBefore = (long) (epoch - 1) * stepsPerEpoch;
                     java.util.Arrays.fill(loss, 0);
                     final Progress progress = new Progress(out, epoch, stepsPerEpoch, config.quiet);
                     final List<Future<?>> running = new ArrayList<>();
@@ -437,6 +447,7 @@ public final class Trainer {
                                 loss[w] += model.score();
                                 if (w == 0) {
                                     progress.step(model.score(), sum(counters, true), sum(counters, false), workers.get(0).times());
+                                    evaluateAtStep(stepsBefore + s + 1, stepsPerEpoch, model, test, sum(counters, true), sum(counters, false));
                                 }
                             }
                             if (model instanceof MultiLayerNetwork) {
@@ -567,7 +578,45 @@ public final class Trainer {
             (now - start) / 1e9, (now - start - evaluationNanos) / 1e9, times == null ? null : EpochMetrics.timesOf(times));
         out.printf("epoch %d  test accuracy %.4f  train loss %.4f  bytes up %,d  down %,d  %.1f s%s%n", epoch, accuracy, loss, up, down,
             m.wallSeconds, times == null ? "" : "  " + times.summary());
+        appendEvaluation(rounds, accuracy, m.trainSeconds, m.wallSeconds, up, down);
         return m;
+    }
+
+    /**
+     * {@code --eval-every K}: after step S of worker 0 (S a multiple of K, at an outer boundary, not the last step of an epoch,
+     * whose own evaluation follows), evaluate its model on the test set: one line of the log and of {@code evals.csv}. It
+     * only reads the parameters; its time is left out of {@code train_s} like the epochs' evaluations.
+     */
+    private void evaluateAtStep(final long step, final int stepsPerEpoch, final Model model, final DataSet test, final long up,
+        final long down) {
+        if (config.evalEvery == 0 || step % config.evalEvery != 0 || step % stepsPerEpoch == 0) {
+            return;
+        }
+        final long begin = System.nanoTime();
+        final double accuracy = evaluate(model, test);
+        final long end = System.nanoTime();
+        final double trainSeconds = (begin - trainStart - evaluationNanos) / 1e9;
+        evaluationNanos += end - begin;
+        out.printf("step %d  test accuracy %.4f  train %.2f s  bytes up %,d  down %,d%n", step, accuracy, trainSeconds, up, down);
+        appendEvaluation(step, accuracy, trainSeconds, (begin - trainStart) / 1e9, up, down);
+    }
+
+    /** With {@code --eval-every}: one row of {@code evals.csv} (written as it goes, so a run stopped early keeps its rows). */
+    private void appendEvaluation(final long step, final double accuracy, final double trainSeconds, final double wallSeconds, final long up,
+        final long down) {
+        if (config.evalEvery == 0) {
+            return;
+        }
+        final Path csv = config.out.resolve("evals.csv");
+        try {
+            if (!Files.exists(csv)) {
+                Files.writeString(csv, "step,test_accuracy,train_s,wall_s,bytes_up,bytes_down\n");
+            }
+            Files.writeString(csv, String.format(java.util.Locale.ROOT, "%d,%.4f,%.3f,%.3f,%d,%d%n", step, accuracy, trainSeconds, wallSeconds,
+                up, down), java.nio.file.StandardOpenOption.APPEND);
+        } catch (final IOException e) {
+            throw new java.io.UncheckedIOException("cannot write " + csv, e);
+        }
     }
 
     private static void awaitAll(final List<Future<?>> futures, final int epoch) throws InterruptedException {
