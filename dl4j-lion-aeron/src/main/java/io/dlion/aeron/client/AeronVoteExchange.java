@@ -268,8 +268,11 @@ public final class AeronVoteExchange implements VoteExchange {
         for (final SliceLink link : loop.links()) {
             final int slice = link.endpoint().slice();
             if (link.connected() && link.serverRank() >= 0 && link.serverRank() != sliceOwner[link.index()]) {
+                final int before = sliceOwner[link.index()];
                 owners.onServedBy(slice, link.serverRank());
                 sliceOwner[link.index()] = owners.owner(slice); // reached where it is: no move
+                LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": slice " + slice + " is served by rank "
+                    + link.serverRank() + " now, as its server's answer says (rank " + before + " before); " + owners);
             }
             if (!link.serverSilent(now, owners.silenceNs())) {
                 continue;
