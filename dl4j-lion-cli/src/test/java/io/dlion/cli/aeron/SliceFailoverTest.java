@@ -91,12 +91,12 @@ class SliceFailoverTest {
         final Path secret = Frames.writeSecret(dir.resolve("secret"));
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         for (int i = 0; i < WORKERS; i++) {
-            workers[i] = worker(i, basePort, secret, false, 8);
+            workers[i] = worker(i, basePort, secret, false, 20);
         }
         await(workers[0], l -> l.startsWith("epoch 1 "), 300, "rank 0 finished its first epoch");
         workers[0].kill();
         await(workers[1], l -> l.contains("takes over slice 0 "), 60, "rank 1 took slice 0 over");
-        workers[0] = worker(0, basePort, secret, true, 8);
+        workers[0] = worker(0, basePort, secret, true, 20);
         await(workers[0], l -> l.startsWith("epoch "), 300, "the restarted rank 0 joined and trained to an epoch's end");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over")), "the restarted rank serves nothing yet: " + workers[0].lines());
         workers[1].kill();
@@ -104,7 +104,7 @@ class SliceFailoverTest {
         await(workers[2], l -> l.contains("takes over slice 1 "), 60, "slice 1 moved to rank 2");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over slice 1 ")), "only rank 2 serves slice 1: " + workers[0].lines());
         assertEquals(null, workers[2].lastLine(l -> l.contains("takes over slice 0 ")), "only rank 0 serves slice 0: " + workers[2].lines());
-        workers[1] = worker(1, basePort, secret, true, 8);
+        workers[1] = worker(1, basePort, secret, true, 20);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
             hashes.add(w.awaitParamsHash(600));
