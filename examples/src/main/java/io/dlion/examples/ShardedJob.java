@@ -41,7 +41,8 @@ import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
  * A sharded job of worker processes, built from the library alone (no command line, no server of its own): every rank
  * serves one slice of the parameters, and when a rank dies the next live rank takes its slice over. A rank killed and
  * started again with {@code --rejoin} finds every slice's server, takes a live rank's parameters through slice 0's
- * server, and serves again once a later death moves a slice to it (its own first). Every rank prints {@code params-sha256 worker=RANK HASH} at the end: all print the same.
+ * server, and serves again once a later death moves a slice to it (its own first). Every rank prints
+ * {@code params-sha256 worker=RANK HASH} at the end: all print the same.
  * <pre>
  * ./dlion secret job.secret
  * # on each of the hosts H0..H3, rank r:
