@@ -16,7 +16,7 @@ import io.dlion.aeron.wire.MessageHeaderFlyweight;
  * <p>
  * Frames are read only from the result image whose session the server proved with a HELLO_ACK: an answer to one of this
  * worker's last HELLOs (its nonce), naming the session it arrived on and, with the job's secret, signed with it. Until
- * then the link says HELLO, first after {@link #HELLO_INTERVAL_NS} and then at doubling intervals up to
+ * then the link says HELLO at once and then at intervals that start at twice {@link #HELLO_INTERVAL_NS} and double up to
  * {@link #MAX_HELLO_INTERVAL_NS}, and while another image is present every {@link #UNPROVEN_IMAGE_HELLO_INTERVAL_NS};
  * frames of other images are dropped and counted, and an image that has not proven itself within
  * {@link #UNPROVEN_IMAGE_TIMEOUT_NS}, or that sent a forged answer, is rejected ({@link Image#reject}) and counted. A
