@@ -73,7 +73,10 @@ public final class AeronVoteExchange implements VoteExchange {
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
-    /** The exchange's own work on every pass of a round's wait: slice failover, then the side agent. */
+    /**
+     * The exchange's own work on every pass of a wait, a round's or connecting's: slice failover, then the side agent (a
+     * joining worker's hand-over drains the relay while it connects).
+     */
     private final IntSupplier roundWork = () -> moveLostSlices() + sideWork();
 
     /**
@@ -367,7 +370,7 @@ public final class AeronVoteExchange implements VoteExchange {
     }
 
     private void connect() {
-        loop.connect(() -> moveLostSlices() + sideWork()); // a joining worker's hand-over drains the relay
+        loop.connect(roundWork);
         if (ctx.owners != null && ctx.owners.isJoining()) {
             for (final SliceLink link : loop.links()) {
                 ctx.owners.onServedBy(link.endpoint().slice(), link.serverRank());
