@@ -1,6 +1,7 @@
 package io.dlion.cli.aeron;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,6 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SliceFailoverTest {
     private static final int WORKERS = 3;
     /** Silence plus a HELLO interval and the round trip: the detection bound the docs state, with room for a busy machine. */
+    /** Rounds in a row that must count a restarted rank before the next death (it is warm and in time by then). */
+    private static final int COUNTED_ROUNDS = 30;
     private static final long DETECT_BOUND_MS = TimeUnit.NANOSECONDS.toMillis(SliceOwners.DEFAULT_SILENCE_NS) + 5_000;
     private final List<ChildProcess> children = new ArrayList<>();
 
@@ -99,8 +102,16 @@ class SliceFailoverTest {
         workers[0] = worker(0, basePort, secret, true, 20);
         await(workers[0], l -> l.startsWith("epoch "), 300, "the restarted rank 0 joined and trained to an epoch's end");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over")), "the restarted rank serves nothing yet: " + workers[0].lines());
+        // the rule moves a slice only to a rank counted in the last round applied: a restarted rank still cold (its first
+        // steps slow, on a busy machine past a round deadline) is dropped by the servers and counted again only once its
+        // votes come in time; so the next death waits until rank 2 applied COUNTED_ROUNDS rounds in a row that count rank 0
+        awaitCounted(dir.resolve("history-2.log"), 0, COUNTED_ROUNDS, 300);
         workers[1].kill();
-        await(workers[0], l -> l.contains("takes over slice 0 "), 60, "slice 0 went back to the restarted rank 0");
+        try {
+            await(workers[0], l -> l.contains("takes over slice 0 "), 60, "slice 0 went back to the restarted rank 0");
+        } catch (final AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; rank 2's history ends: " + tail(dir.resolve("history-2.log"), 8), e);
+        }
         await(workers[2], l -> l.contains("takes over slice 1 "), 60, "slice 1 moved to rank 2");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over slice 1 ")), "only rank 2 serves slice 1: " + workers[0].lines());
         assertEquals(null, workers[2].lastLine(l -> l.contains("takes over slice 0 ")), "only rank 0 serves slice 0: " + workers[2].lines());
@@ -113,6 +124,37 @@ class SliceFailoverTest {
         assertNotNull(workers[0].lastLine(l -> l.startsWith("worker 0 handed worker 1") && l.contains("through the server")),
             "rank 0, the lowest live worker, was the donor, through the relay back on rank 0: " + workers[0].lines());
         assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);
+    }
+
+    /** Waits until the history's last {@code rounds} applied rounds (after the last join) all count {@code rank}. */
+    private static void awaitCounted(final Path history, final int rank, final int rounds, final long seconds) throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            final List<String> applied = Files.exists(history) ? Files.readAllLines(history).stream().filter(l -> l.contains(" applied "))
+                .toList() : List.of();
+            int run = 0;
+            for (int i = applied.size() - 1; i >= 0 && counts(applied.get(i), rank); i--) {
+                run++;
+            }
+            if (run >= rounds) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "rank " + rank + " counted in " + rounds + " rounds in a row within " + seconds
+                + " s; the last ones: " + applied.subList(Math.max(0, applied.size() - 5), applied.size()));
+            Thread.sleep(100);
+        }
+    }
+
+    /** @return the last lines of a history. */
+    private static List<String> tail(final Path history, final int lines) throws IOException {
+        final List<String> all = Files.readAllLines(history);
+        return all.subList(Math.max(0, all.size() - lines), all.size());
+    }
+
+    /** @return true when a history's "applied" line counts {@code rank} among its voters (its mask's first word). */
+    private static boolean counts(final String appliedLine, final int rank) {
+        final String mask = appliedLine.substring(appliedLine.indexOf(" m=") + 3).split("[.\\s]")[0];
+        return (Long.parseUnsignedLong(mask, 16) & (1L << rank)) != 0;
     }
 
     private static void await(final ChildProcess child, final Predicate<String> line, final long seconds, final String what)
@@ -131,7 +173,7 @@ class SliceFailoverTest {
             String.join(",", Collections.nCopies(WORKERS, "127.0.0.1")), "--vote-port", "" + basePort, "--job", "9", "--worker-id", "" + id,
             "--workers", "" + WORKERS, "--secret-file", secret.toString(), "--run-id", "slice-failover-test", "--epochs", "" + epochs, "--batch", "90",
             "--train-limit", "9000", "--test-limit", "500", "--round-timeout-ms", "3000", "--await-timeout-s", "120",
-            "--out", dir.resolve(name).toString()));
+            "--out", dir.resolve(name).toString(), "--history", dir.resolve("history-" + id + ".log").toString()));
         if (rejoin) {
             args.add("--rejoin");
         }
