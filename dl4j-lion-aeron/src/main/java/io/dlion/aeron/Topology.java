@@ -14,7 +14,8 @@ import java.util.Objects;
  *       {@code hosts[r]}, votes on port {@code basePort + 2r}, results controlled from {@code basePort + 2r + 1}. A
  *       worker sends each slice of its vote to the slice's owner and reads every owner's result slice, so every link
  *       carries about {@code 2·(N−1)/N} vote-sized payloads each way, whatever N is (the all-to-all and all-gather of
- *       a 1-bit compressed all-reduce); its own slice never leaves its host.</li>
+ *       a 1-bit compressed all-reduce); its own slice never leaves its process: a worker reaches the server in its own
+ *       process by IPC ({@link #servedHere(List, int)}).</li>
  *   <li><b>dedicated servers</b>: S server processes, one slice each, on hosts and ports of their own
  *       ({@link #servers(List, int)}): the same layout without workers serving.</li>
  * </ul>
@@ -38,6 +39,9 @@ public final class Topology {
             return name().toLowerCase(Locale.ROOT);
         }
     }
+
+    /** Where the IPC streams of slices served in a worker's own process begin ({@link #localVoteStreamId(int)}). */
+    public static final int LOCAL_STREAM_BASE = 1 << 20;
 
     private final Kind kind;
     private final List<String> hosts;
@@ -234,6 +238,51 @@ public final class Topology {
     /** @return the result control port of slice {@code s}'s server. */
     public int controlPort(final int s) {
         return controlPorts[s];
+    }
+
+    /**
+     * @param s a slice of a sharded job.
+     * @return the IPC stream slice {@code s}'s server reads the votes of a worker in its own process from: unique on the
+     *     host, as the slice's vote port is, and above every configured stream id ({@link #LOCAL_STREAM_BASE}).
+     */
+    public int localVoteStreamId(final int s) {
+        return LOCAL_STREAM_BASE + 2 * votePorts[s];
+    }
+
+    /**
+     * @param s a slice of a sharded job.
+     * @return the IPC stream slice {@code s}'s server publishes its frames on for a worker in its own process.
+     */
+    public int localResultStreamId(final int s) {
+        return LOCAL_STREAM_BASE + 2 * votePorts[s] + 1;
+    }
+
+    /**
+     * @param workers the workers of the job.
+     * @return the IPC channel of a slice's local streams, with the terms of the job's UDP streams.
+     */
+    public String localChannel(final int workers) {
+        return Channels.ipc(linkStreams(workers));
+    }
+
+    /**
+     * The endpoints of a worker whose own process serves slice {@code rank} (a sharded job's rank, not joining): that
+     * slice's votes and results go by IPC through the process's media driver, not through the kernel's UDP (at N = 2
+     * half of a process's datagrams); the others are unchanged.
+     *
+     * @param endpoints the worker's endpoints, one per slice of this topology.
+     * @param rank      the slice this process serves, or -1 for none (the endpoints are returned as they are).
+     * @return the endpoints, a new list.
+     */
+    public List<SliceEndpoint> servedHere(final List<SliceEndpoint> endpoints, final int rank) {
+        final List<SliceEndpoint> out = new ArrayList<>(endpoints);
+        if (kind == Kind.SHARDED && rank >= 0) {
+            if (endpoints.size() != slices() || endpoints.get(rank).slice() != rank) {
+                throw new IllegalArgumentException("endpoints must be this topology's, one per slice in order: " + endpoints);
+            }
+            out.set(rank, endpoints.get(rank).withLocal(localChannel(slices()), localVoteStreamId(rank), localResultStreamId(rank)));
+        }
+        return out;
     }
 
     /**

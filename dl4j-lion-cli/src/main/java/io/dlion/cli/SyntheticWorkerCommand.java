@@ -94,7 +94,9 @@ public final class SyntheticWorkerCommand implements Callable<Integer> {
         final Topology topology = transport.topology(workers);
         final int chunkWords = topology == null ? transport.chunkWords
             : topology.chunkWords(params, dense ? GradientChunkFlyweight.CHUNK_WORDS : transport.chunkWords);
-        final List<SliceEndpoint> slices = topology != null ? topology.endpoints(params, chunkWords, workers, transport.localHost)
+        // this process serves its own slice: the worker reaches it by IPC
+        final List<SliceEndpoint> slices = topology != null ? topology.servedHere(topology.endpoints(params, chunkWords, workers, transport.localHost),
+            dense ? -1 : workerId)
             : List.of(new SliceEndpoint(0, 0, -1, transport.voteChannel(workers), transport.voteStream, transport.workerResultChannel(workers),
                 transport.resultStream));
         try (AeronRuntime runtime = transport.launch();

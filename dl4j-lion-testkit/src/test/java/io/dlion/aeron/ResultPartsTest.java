@@ -4,13 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
@@ -65,16 +69,53 @@ class ResultPartsTest {
                 .voteChannel(ipc).voteStreamId(1801 + 2 * s).resultChannel(ipc).resultStreamId(1802 + 2 * s).errorHandler(serverError::set)));
             slices.add(new SliceEndpoint(s, bounds[s], s == 2 ? -1 : bounds[s + 1], ipc, 1801 + 2 * s, ipc, 1802 + 2 * s));
         }
+        connect(n, id -> new AeronVoteExchange.Context().aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule)
+            .slices(slices));
+        checkRounds(n, rule, params, 3);
+    }
+
+    /**
+     * A sharded job over UDP loopback, with the job's secret and tagged frames, in which every worker's own slice is served
+     * in its process: that slice's votes and results go by IPC (no network destination at its server), the others by UDP,
+     * and every slice's part is still the naive vote's.
+     */
+    @ParameterizedTest
+    @CsvSource({"3, MAJORITY", "4, MAJORITY", "3, AVERAGE"})
+    void shouldGiveTheOwnSliceByIpcAndTheOthersByUdp(final int n, final VoteRule rule) throws Exception {
+        final long params = 5 * 64_000 + 77;
+        final byte[] secret = new byte[32];
+        Arrays.fill(secret, (byte) 7);
+        final Topology topology = Topology.sharded(Collections.nCopies(n, "127.0.0.1"), Channels.freeUdpPorts(InetAddress.getLoopbackAddress(), 2 * n));
+        final int chunkWords = topology.chunkWords(params, 1000);
+        for (int s = 0; s < n; s++) {
+            servers.add(AggregationServer.launch(new AggregationServer.Context()
+                .aeron(runtime.aeron()).jobId(JOB).workers(n).paramCount(params).rule(rule).chunkWords(chunkWords).secret(secret).frameMac(true)
+                .slice(topology, s).errorHandler(serverError::set)));
+        }
+        connect(n, id -> new AeronVoteExchange.Context().aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule)
+            .chunkWords(chunkWords).secret(secret).frameMac(true)
+            .slices(topology.servedHere(topology.endpoints(params, chunkWords, n, "127.0.0.1"), id)));
+        checkRounds(n, rule, params, n);
+        for (final AggregationServer server : servers) {
+            assertEquals(n - 1, server.counters().resultDestinations().get(), "slice " + server.context().slice()
+                + ": every worker but the one in its process is a network destination");
+            assertEquals(0, server.counters().rejectedTotal(), "slice " + server.context().slice() + ": nothing rejected");
+        }
+    }
+
+    private void connect(final int n, final IntFunction<AeronVoteExchange.Context> context) throws Exception {
         pool = Executors.newFixedThreadPool(n);
         final List<Future<AeronVoteExchange>> connecting = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final int id = i;
-            connecting.add(pool.submit(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
-                .aeron(runtime.aeron()).jobId(JOB).workerId(id).workers(n).paramCount(params).rule(rule).slices(slices))));
+            connecting.add(pool.submit(() -> new AeronVoteExchange(context.apply(id))));
         }
         for (final Future<AeronVoteExchange> future : connecting) {
             workers.add(future.get(15, TimeUnit.SECONDS));
         }
+    }
+
+    private void checkRounds(final int n, final VoteRule rule, final long params, final int slices) throws Exception {
         for (int round = 0; round < 2; round++) {
             final long[][] votes = NaiveVote.randomVotes(77L * (round + 1) + n, n, params);
             final RoundResult expected = NaiveVote.reference(round, votes, params, rule);
@@ -102,7 +143,7 @@ class ResultPartsTest {
             }
             for (final Future<String> check : checks) {
                 final String parts = check.get(20, TimeUnit.SECONDS);
-                assertTrue(parts.equals("3 parts") || rule == VoteRule.AVERAGE, "one part per slice: " + parts);
+                assertTrue(parts.equals(slices + " parts") || rule == VoteRule.AVERAGE, "one part per slice: " + parts);
             }
         }
         assertNull(serverError.get());

@@ -456,7 +456,8 @@ public final class AeronVoteExchange implements VoteExchange {
          * the failover rule gives to it ({@link SliceOwners}) and closes its servers with itself; with
          * {@link #join(boolean) join(true)} it finds each slice's server and serves once a later move gives it a slice.
          * The chunk size becomes the topology's ({@link Topology#chunkWords(long, int)}); without {@link #slices(List)} the
-         * slices' endpoints are the topology's, with results arriving on this rank's host. What is asked of the servers is
+         * slices' endpoints are the topology's, with results arriving on this rank's host; unless joining, this rank's own
+         * slice is reached by IPC ({@link Topology#servedHere(List, int)}). What is asked of the servers is
          * {@link #sliceServers(SliceServers.Context)}.
          *
          * @param topology the sharded layout of the job; null (default) for servers this process does not run.
@@ -500,6 +501,9 @@ public final class AeronVoteExchange implements VoteExchange {
             chunkWords(topology.chunkWords(paramCount(), chunkWords()));
             if (slices.isEmpty()) {
                 slices = topology.endpoints(paramCount(), chunkWords(), workers(), topology.host(workerId));
+            }
+            if (!join) {
+                slices = topology.servedHere(slices, workerId); // this rank's own slice by IPC, to its server in this process
             }
             final SliceServers.Context s = serving == null ? new SliceServers.Context() : serving;
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())

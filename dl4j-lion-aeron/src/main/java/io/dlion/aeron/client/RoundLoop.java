@@ -103,13 +103,14 @@ final class RoundLoop<R> implements AutoCloseable {
 
     /**
      * Start over as a joining worker: close every link, so the servers see this worker's session end, and open new ones
-     * (a new session) to where each slice is served now (a slice may have moved), which say a join HELLO; {@link #connect}
-     * follows.
+     * (a new session) to where each slice is served now (a slice may have moved), over UDP (a slice this process serves
+     * too: the hand-over relay reaches a joining worker at its UDP result endpoint), which say a join HELLO;
+     * {@link #connect} follows.
      */
     void rejoin() {
         final SliceEndpoint[] endpoints = new SliceEndpoint[links.length];
         for (int i = 0; i < links.length; i++) {
-            endpoints[i] = links[i].endpoint();
+            endpoints[i] = links[i].endpoint().withoutLocal(); // a joining worker reaches every slice as the others do
         }
         CloseHelper.closeAll(links);
         Arrays.fill(links, null);

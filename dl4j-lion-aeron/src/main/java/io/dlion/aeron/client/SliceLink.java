@@ -114,8 +114,11 @@ final class SliceLink implements AutoCloseable {
         this.aeron = ctx.aeron();
         ExclusivePublication pub = null;
         try {
-            pub = ctx.aeron().addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
-            this.subscription = ctx.aeron().addSubscription(endpoint.resultChannel(), endpoint.resultStreamId());
+            // a slice served in this process is reached by IPC, through the process's own media driver
+            pub = endpoint.isLocal() ? ctx.aeron().addExclusivePublication(endpoint.localChannel(), endpoint.localVoteStreamId())
+                : ctx.aeron().addExclusivePublication(endpoint.voteChannel(), endpoint.voteStreamId());
+            this.subscription = endpoint.isLocal() ? ctx.aeron().addSubscription(endpoint.localChannel(), endpoint.localResultStreamId())
+                : ctx.aeron().addSubscription(endpoint.resultChannel(), endpoint.resultStreamId());
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(pub);
             throw ex;

@@ -104,6 +104,13 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final int workers;
     private final Subscription subscription;
     private final ExclusivePublication publication;
+    /** Votes and frames of workers in this server's own process, by IPC ({@link Context#local}); null without. */
+    private final Subscription localSubscription;
+    private final ExclusivePublication localPublication;
+    /** Per worker: its HELLO came by IPC, so its votes must too. */
+    private final boolean[] boundLocal;
+    /** The subscription being polled is the local one. */
+    private boolean pollingLocal;
     private final ServerCounters counters;
     private final StartupGrace startupGrace = new StartupGrace();
     private final Membership membership;
@@ -156,17 +163,26 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.missing = new VoterSet(workers);
         Subscription sub = null;
         ExclusivePublication pub = null;
+        Subscription localSub = null;
+        ExclusivePublication localPub = null;
         ServerCounters cnt = null;
         try {
             sub = ctx.aeron.addSubscription(ctx.voteChannel, ctx.voteStreamId);
             pub = ctx.aeron.addExclusivePublication(ctx.resultChannel, ctx.resultStreamId);
+            if (ctx.localChannel != null) {
+                localSub = ctx.aeron.addSubscription(ctx.localChannel, ctx.localVoteStreamId);
+                localPub = ctx.aeron.addExclusivePublication(ctx.localChannel, ctx.localResultStreamId);
+            }
             cnt = new ServerCounters(ctx.aeron, ctx.jobId(), ctx.slice);
         } catch (final RuntimeException ex) {
-            CloseHelper.quietCloseAll(cnt, pub, sub);
+            CloseHelper.quietCloseAll(cnt, localPub, localSub, pub, sub);
             throw ex;
         }
         this.subscription = sub;
         this.publication = pub;
+        this.localSubscription = localSub;
+        this.localPublication = localPub;
+        this.boundLocal = new boolean[workers];
         this.counters = cnt;
         final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
         // a vote chunk must fit one frame; results are cut into as many frames as their voter set and body need; a mean
@@ -187,7 +203,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
         this.window = new ChunkWindow(layout, ctx.slice, workers, ctx.windowChunks, aggregation, ctx.minVoters, counters);
         this.frameMac = ctx.frameMac() ? new FrameMac(ctx.secret()) : null;
-        this.publisher = new ResultPublisher(publication, ctx.jobId(), ctx.slice, layout, workers, counters, frameMac);
+        this.publisher = new ResultPublisher(publication, localPublication, ctx.jobId(), ctx.slice, layout, workers, counters, frameMac);
         this.answers = new HelloAnswers(workers, publication, subscription, counters);
         this.answerCredentials = ctx.secret() == null ? null : new HelloCredentials(ctx.secret());
         try {
@@ -222,6 +238,11 @@ public final class AggregationServer implements Agent, AutoCloseable {
         int work = publisher.publishAbort();
         work += publishNoticesThenResults();
         work += subscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
+        if (localSubscription != null) {
+            pollingLocal = true;
+            work += localSubscription.controlledPoll(fragmentHandler, ctx.fragmentLimit);
+            pollingLocal = false;
+        }
         work += window.aggregateReady(membership.active());
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
@@ -254,7 +275,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     private void free() {
-        CloseHelper.closeAll(relay, counters, publication, subscription);
+        CloseHelper.closeAll(relay, counters, localPublication, localSubscription, publication, subscription);
     }
 
     /** @return hand-over frames relayed from donors to joining workers, and payload bytes, and frames rejected. */
@@ -370,7 +391,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     }
 
     private ControlledFragmentHandler.Action onHello(final HelloFlyweight hello, final int length, final int worker, final int sessionId) {
-        if (answers.requiresEndpoint() && length >= HelloFlyweight.LENGTH && hello.resultAddressLength() == 0) {
+        if (!pollingLocal && answers.requiresEndpoint() && length >= HelloFlyweight.LENGTH && hello.resultAddressLength() == 0) {
             // results go only to destinations the server adds: a HELLO without a result endpoint cannot be served
             return reject(RejectReason.MALFORMED);
         }
@@ -378,7 +399,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (reason != null) {
             return reject(reason);
         }
-        answers.onHello(worker, hello, sessionId);
+        boundLocal[worker] = pollingLocal;
+        answers.onHello(worker, hello, sessionId, pollingLocal);
         final VoterSet announced = membership.announced();
         for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
             window.excuse(w, ctx.minVoters);
@@ -397,7 +419,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         if (reason != null) {
             return reject(reason);
         }
-        if (!membership.isBound(worker, sessionId)) {
+        if (!membership.isBound(worker, sessionId) || boundLocal[worker] != pollingLocal) {
             return reject(RejectReason.UNAUTHENTICATED);
         }
         final long round = msg.round();
@@ -480,7 +502,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         int work = 0;
         for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
             final long joinRound = membership.answerJoinRound(w);
-            if (!publisher.publishHelloAck(w, answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
+            if (!publisher.publishHelloAck(w, answers.answerLocal(w), answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
                 joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), ctx.servingRank, answerCredentials)) {
                 return work;
             }
@@ -522,6 +544,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private String resultChannel = Configuration.resultChannel();
         private int resultStreamId = Configuration.resultStreamId();
         private int handOverStreamId;
+        private String localChannel;
+        private int localVoteStreamId;
+        private int localResultStreamId;
         private int windowChunks = Configuration.windowChunks();
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private long pauseNs = PAUSE_NS_DEFAULT;
@@ -554,6 +579,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             Objects.requireNonNull(voteChannel, "voteChannel");
             Objects.requireNonNull(resultChannel, "resultChannel");
+            if (localChannel != null && (!localChannel.startsWith("aeron:ipc") || localVoteStreamId == localResultStreamId)) {
+                throw new IllegalArgumentException("local: two different streams of an aeron:ipc channel, got " + localChannel + " #"
+                    + localVoteStreamId + " #" + localResultStreamId);
+            }
             if (handOverStreamId == 0) {
                 handOverStreamId = voteStreamId + Configuration.HANDOVER_STREAM_OFFSET;
             }
@@ -668,7 +697,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         /**
          * Serve slice {@code slice} of a {@link Topology}: its chunk size ({@link Topology#chunkWords(long, int)} of the
          * chunk words set so far, or of {@link GradientChunkFlyweight#CHUNK_WORDS} for {@link Payload#FP32}), slice index,
-         * parameter range and channels on every address of the host. Set the parameter count, the workers, the payload
+         * parameter range and channels on every address of the host, and in a sharded job the local (IPC) streams of the
+         * worker in the same process ({@link #local(String, int, int)}). Set the parameter count, the workers, the payload
          * and the chunk words first.
          *
          * @param topology who serves which slice.
@@ -678,9 +708,34 @@ public final class AggregationServer implements Agent, AutoCloseable {
         public Context slice(final Topology topology, final int slice) {
             chunkWords(topology.chunkWords(paramCount(), payload == Payload.FP32 ? GradientChunkFlyweight.CHUNK_WORDS : chunkWords()));
             final long[] bounds = Topology.sliceBounds(paramCount(), topology.slices(), chunkWords());
-            return slice(slice).paramRange(bounds[slice], bounds[slice + 1])
+            slice(slice).paramRange(bounds[slice], bounds[slice + 1])
                 .voteChannel(topology.serverVoteChannel(slice, workers()))
                 .resultChannel(topology.serverResultChannel(slice, workers()));
+            return topology.kind() == Topology.Kind.SHARDED
+                ? local(topology.localChannel(workers()), topology.localVoteStreamId(slice), topology.localResultStreamId(slice)) : this;
+        }
+
+        /**
+         * Serve workers in this server's own process by IPC besides the network: they vote on {@code voteStreamId} of the
+         * IPC channel and read every frame of this server on {@code resultStreamId}, through the process's media driver
+         * instead of the kernel's UDP ({@link Topology#servedHere(java.util.List, int)}). A worker is bound to the
+         * transport its HELLO came by. Set by {@link #slice(Topology, int)} for a sharded job; default: none.
+         *
+         * @param channel        an {@code aeron:ipc} channel, or null for none.
+         * @param voteStreamId   the stream local workers vote on.
+         * @param resultStreamId the stream this server publishes on for them.
+         * @return this for a fluent API.
+         */
+        public Context local(final String channel, final int voteStreamId, final int resultStreamId) {
+            this.localChannel = channel;
+            this.localVoteStreamId = voteStreamId;
+            this.localResultStreamId = resultStreamId;
+            return this;
+        }
+
+        /** @return the IPC channel of workers in this server's process, or null. */
+        public String localChannel() {
+            return localChannel;
         }
 
         public long fromParam() {

@@ -22,7 +22,9 @@ import io.dlion.vote.VoterSet;
  *       HELLO from another endpoint (a restarted worker), and removed when the worker's vote image goes away (its process
  *       closed or died). So a stranger's subscription never receives results and cannot hold the broadcast back.</li>
  *   <li><b>Answers.</b> Every accepted HELLO, repeats included, is answered with a HELLO_ACK ({@link #nextAnswer()}),
- *       which proves the server to the worker.</li>
+ *       which proves the server to the worker, on the transport the HELLO came by: a worker in the server's own process
+ *       that said HELLO by IPC is answered, and sent everything, on the server's local publication, and has no network
+ *       destination.</li>
  * </ul>
  * Not thread-safe: the server's agent thread only.
  */
@@ -37,6 +39,7 @@ final class HelloAnswers {
     private final String[] destination;
     private final int[] destinationSession;
     private final long[] answerNonce;
+    private final boolean[] answerLocal;
     private final byte[] address = new byte[HelloFlyweight.RESULT_ADDRESS_CAPACITY];
     private final VoterSet answers;
     private long nextImageCheckNs;
@@ -56,6 +59,7 @@ final class HelloAnswers {
         this.destination = new String[workers];
         this.destinationSession = new int[workers];
         this.answerNonce = new long[workers];
+        this.answerLocal = new boolean[workers];
     }
 
     /**
@@ -79,10 +83,17 @@ final class HelloAnswers {
      * @param worker    the worker.
      * @param hello     its HELLO, wrapped.
      * @param sessionId the vote session it came on.
+     * @param local     it came by IPC from this server's own process: the answer and the results reach the worker there,
+     *                  not at a network destination.
      */
-    void onHello(final int worker, final HelloFlyweight hello, final int sessionId) {
+    void onHello(final int worker, final HelloFlyweight hello, final int sessionId, final boolean local) {
         answerNonce[worker] = hello.nonce();
+        answerLocal[worker] = local;
         answers.add(worker);
+        if (local) {
+            remove(worker);
+            return;
+        }
         if (!manualDestinations || hello.resultAddressLength() == 0) {
             return;
         }
@@ -131,6 +142,14 @@ final class HelloAnswers {
      */
     long answerNonce(final int worker) {
         return answerNonce[worker];
+    }
+
+    /**
+     * @param worker a worker owed an answer.
+     * @return true when its HELLO came by IPC: the answer goes on the server's local publication.
+     */
+    boolean answerLocal(final int worker) {
+        return answerLocal[worker];
     }
 
     /**

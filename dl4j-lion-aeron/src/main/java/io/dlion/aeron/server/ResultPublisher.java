@@ -17,11 +17,17 @@ import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.TernaryEncoding;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoterSet;
+import org.agrona.MutableDirectBuffer;
 
 /**
  * Everything one slice's server sends, on its result publication: result chunks (or means), HELLO_ACKs, JOIN_NOTICEs and ROUND_ABORTs, each
  * claimed with {@code tryClaim} and written by its frame flyweight in place (then tagged, when the job's frames carry
  * {@link FrameMac} tags).
+ * <p>
+ * With a local publication (IPC, for a worker in the server's own process) every frame but a HELLO_ACK goes out on both:
+ * claimed on each publication that is connected, written once, copied into the other claim and tagged with each
+ * publication's session, then committed on both, or on neither (a refused claim aborts the other). A HELLO_ACK names the
+ * session it goes out on, so it goes only on the publication of the transport the worker's HELLO came by.
  * <p>
  * An offer that is not accepted is never retried in a loop: {@code BACK_PRESSURED}, {@code ADMIN_ACTION} and
  * {@code NOT_CONNECTED} are counted ({@link ServerCounters#backPressure()}) and the send methods return false, so the
@@ -32,6 +38,8 @@ import io.dlion.vote.VoterSet;
  */
 final class ResultPublisher {
     private final ExclusivePublication publication;
+    /** The IPC publication for a worker in this process, or null. */
+    private final ExclusivePublication local;
     private final int jobId;
     private final int slice;
     private final ChunkLayout layout;
@@ -40,6 +48,10 @@ final class ResultPublisher {
     private final FrameMac frameMac;
     private final int tag;
     private final BufferClaim bufferClaim = new BufferClaim();
+    private final BufferClaim localClaim = new BufferClaim();
+    /** What the last {@link #claim} took: the network publication's claim, the local one's. */
+    private boolean claimed;
+    private boolean localClaimed;
     private final ResultChunkFlyweight result = new ResultChunkFlyweight();
     private final MeanChunkFlyweight meanOut = new MeanChunkFlyweight();
     private final JoinNoticeFlyweight notice = new JoinNoticeFlyweight();
@@ -55,6 +67,7 @@ final class ResultPublisher {
 
     /**
      * @param publication the result publication; not closed here.
+     * @param local       the IPC publication for workers in the server's own process, or null; not closed here.
      * @param jobId       of the job.
      * @param slice       index of the server's slice.
      * @param layout      the slice's chunk grid.
@@ -62,9 +75,14 @@ final class ResultPublisher {
      * @param counters    where bytes out and offers not accepted are counted.
      * @param frameMac    tags every frame but the HELLO_ACK (which carries its own MAC), or null for untagged frames.
      */
-    ResultPublisher(final ExclusivePublication publication, final int jobId, final int slice, final ChunkLayout layout, final int workers,
-        final ServerCounters counters, final FrameMac frameMac) {
+    ResultPublisher(final ExclusivePublication publication, final ExclusivePublication local, final int jobId, final int slice,
+        final ChunkLayout layout, final int workers, final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
+        this.local = local;
+        if (local != null && local.maxPayloadLength() < publication.maxPayloadLength()) {
+            throw new IllegalArgumentException("the local publication must carry the result publication's frames: max payload "
+                + local.maxPayloadLength() + " < " + publication.maxPayloadLength());
+        }
         this.frameMac = frameMac;
         this.tag = frameMac == null ? 0 : FrameMac.TAG_LENGTH;
         this.jobId = jobId;
@@ -75,9 +93,9 @@ final class ResultPublisher {
         this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.headerLength(abortVoters.wordCount()) - tag;
     }
 
-    /** @return true when the publication has at least one connected subscriber. */
+    /** @return true when a publication has at least one connected subscriber. */
     boolean isConnected() {
-        return publication.isConnected();
+        return publication.isConnected() || (local != null && local.isConnected());
     }
 
     /**
@@ -103,7 +121,7 @@ final class ResultPublisher {
         if (!abortPending || !claim(length + tag)) {
             return 0;
         }
-        abort.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, abortRound, layout.fromWord(), slice, abortVoters);
+        abort.wrap(frameBuffer(), frameOffset()).encode(jobId, abortRound, layout.fromWord(), slice, abortVoters);
         commitTagged(length);
         abortPending = false;
         return 1;
@@ -114,6 +132,7 @@ final class ResultPublisher {
      * publication's session, signed with the job's secret when there is one.
      *
      * @param worker      the worker answered.
+     * @param toLocal     its HELLO came by IPC: answer on the local publication.
      * @param nonce       of its HELLO.
      * @param joinRound   its first round when its join is pending, else {@link HelloAckFlyweight#NO_JOIN}.
      * @param donor       the donor of that join, or {@link JoinNoticeFlyweight#NO_DONOR}.
@@ -122,15 +141,18 @@ final class ResultPublisher {
      * @param credentials of the job's secret, or null.
      * @return true when the answer went out.
      */
-    boolean publishHelloAck(final int worker, final long nonce, final long joinRound, final int donor, final long paramCount,
-        final int servingRank, final HelloCredentials credentials) {
+    boolean publishHelloAck(final int worker, final boolean toLocal, final long nonce, final long joinRound, final int donor,
+        final long paramCount, final int servingRank, final HelloCredentials credentials) {
         final int length = HelloAckFlyweight.length(credentials != null);
-        if (!claim(length)) {
+        final ExclusivePublication on = toLocal && local != null ? local : publication;
+        final BufferClaim claim = on == local ? localClaim : bufferClaim;
+        if (!accepted(on.tryClaim(length, claim), on)) {
             return false;
         }
-        ack.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, slice, paramCount,
-            nonce, publication.sessionId(), servingRank, credentials);
-        commit(length);
+        ack.wrap(claim.buffer(), claim.offset()).encode(jobId, joinRound, layout.fromWord(), donor, worker, slice, paramCount,
+            nonce, on.sessionId(), servingRank, credentials);
+        claim.commit();
+        counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
         return true;
     }
 
@@ -144,7 +166,7 @@ final class ResultPublisher {
         if (!claim(JoinNoticeFlyweight.LENGTH + tag)) {
             return false;
         }
-        notice.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, firstRound, layout.fromWord(), donor, slice, joiningWorker);
+        notice.wrap(frameBuffer(), frameOffset()).encode(jobId, firstRound, layout.fromWord(), donor, slice, joiningWorker);
         commitTagged(JoinNoticeFlyweight.LENGTH);
         return true;
     }
@@ -179,7 +201,7 @@ final class ResultPublisher {
             if (!claim(length + tag)) {
                 return false;
             }
-            result.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(encoding, jobId, round, chunkWordOffset + from, frameWords,
+            result.wrap(frameBuffer(), frameOffset()).encode(encoding, jobId, round, chunkWordOffset + from, frameWords,
                 slice, voters, downlink, out, chunkParams, from);
             commitTagged(length);
             sentWords += frameWords;
@@ -205,7 +227,7 @@ final class ResultPublisher {
         if (!claim(length + tag)) {
             return false;
         }
-        meanOut.wrap(bufferClaim.buffer(), bufferClaim.offset()).encode(jobId, round, wordOffset, words, slice, voters, mean, params);
+        meanOut.wrap(frameBuffer(), frameOffset()).encode(jobId, round, wordOffset, words, slice, voters, mean, params);
         commitTagged(length);
         return true;
     }
@@ -222,8 +244,40 @@ final class ResultPublisher {
         }
     }
 
+    /**
+     * Claim a frame on every connected publication, or on none: a claim refused on one (back pressure) aborts the other's,
+     * and the frame is offered again on the next duty cycle.
+     *
+     * @return true when at least one publication took the claim; the frame is written at {@link #frameBuffer()}.
+     */
     private boolean claim(final int length) {
+        localClaimed = local != null && local.isConnected();
+        if (localClaimed) {
+            final long position = local.tryClaim(length, localClaim);
+            if (position == Publication.NOT_CONNECTED) {
+                localClaimed = false;
+            } else if (!accepted(position, local)) {
+                return false;
+            }
+        }
         final long position = publication.tryClaim(length, bufferClaim);
+        claimed = position >= 0;
+        if (!claimed && (position != Publication.NOT_CONNECTED || !localClaimed) && !accepted(position, publication)) {
+            if (localClaimed) {
+                localClaim.abort();
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * @param position an offer's result.
+     * @param on       the publication it was offered to.
+     * @return true when the offer was taken; false (counted) when it may be offered again later.
+     * @throws IllegalStateException when the publication cannot recover.
+     */
+    private boolean accepted(final long position, final ExclusivePublication on) {
         if (position >= 0) {
             return true;
         }
@@ -232,25 +286,46 @@ final class ResultPublisher {
             return false;
         }
         if (position == Publication.CLOSED) {
-            throw new IllegalStateException("result publication closed: " + publication.channel());
+            throw new IllegalStateException("result publication closed: " + on.channel());
         }
         if (position == Publication.MAX_POSITION_EXCEEDED) {
             throw new IllegalStateException("result publication reached its maximum position, restart the server with a larger term-length: "
-                + publication.channel());
+                + on.channel());
         }
         throw new IllegalStateException("unknown offer result " + position);
     }
 
-    /** Tag the claimed frame of {@code length} bytes (when frames are tagged), then commit it. */
-    private void commitTagged(final int length) {
-        if (frameMac != null) {
-            frameMac.sign(bufferClaim.buffer(), bufferClaim.offset(), length, publication.sessionId());
-        }
-        commit(length + tag);
+    /** @return the buffer the claimed frame is written in: the network publication's claim, else the local one's. */
+    private MutableDirectBuffer frameBuffer() {
+        return claimed ? bufferClaim.buffer() : localClaim.buffer();
     }
 
-    private void commit(final int length) {
-        bufferClaim.commit();
-        counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(length - MessageHeaderFlyweight.HEADER_LENGTH));
+    private int frameOffset() {
+        return claimed ? bufferClaim.offset() : localClaim.offset();
+    }
+
+    /**
+     * Copy the written frame of {@code length} bytes into the other claim, tag each with its publication's session (when
+     * frames are tagged), then commit both.
+     */
+    private void commitTagged(final int length) {
+        if (claimed && localClaimed) {
+            localClaim.buffer().putBytes(localClaim.offset(), bufferClaim.buffer(), bufferClaim.offset(), length);
+        }
+        if (frameMac != null) {
+            if (claimed) {
+                frameMac.sign(bufferClaim.buffer(), bufferClaim.offset(), length, publication.sessionId());
+            }
+            if (localClaimed) {
+                frameMac.sign(localClaim.buffer(), localClaim.offset(), length, local.sessionId());
+            }
+        }
+        if (claimed) {
+            bufferClaim.commit();
+        }
+        if (localClaimed) {
+            localClaim.commit();
+        }
+        counters.bytesOut().getAndAddPlain(ChunkLayout.frameLength(length + tag - MessageHeaderFlyweight.HEADER_LENGTH));
     }
 }

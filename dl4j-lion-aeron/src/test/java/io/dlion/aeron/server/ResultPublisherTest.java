@@ -61,7 +61,7 @@ class ResultPublisherTest {
 
     @Test
     void shouldCountRefusedOffersWithoutRetryingAndHoldTheAbortUntilItGoesOut() throws InterruptedException {
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, WORKERS, counters, null);
+        final ResultPublisher publisher = new ResultPublisher(publication, null, 1, 2, layout, WORKERS, counters, null);
         assertFalse(publisher.publishJoinNotice(1, 7, 0), "no subscriber: not connected");
         assertEquals(1, counters.backPressure().get());
         publisher.queueAbort(4, VoterSet.of(WORKERS, 0, 70));
@@ -87,7 +87,7 @@ class ResultPublisherTest {
     @Test
     void shouldSendAJoinNoticeNamingTheWorkerTheRoundAndTheDonor() throws InterruptedException {
         connect();
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, WORKERS, counters, null);
+        final ResultPublisher publisher = new ResultPublisher(publication, null, 1, 2, layout, WORKERS, counters, null);
         assertTrue(publisher.publishJoinNotice(5, 12, JoinNoticeFlyweight.NO_DONOR));
         final JoinNoticeFlyweight notice = new JoinNoticeFlyweight().wrapForRead(new UnsafeBuffer(receive(1).get(0)), 0);
         assertEquals(5, notice.joiningWorker());
@@ -108,7 +108,7 @@ class ResultPublisherTest {
             }
         }
         final VoterSet all = VoterSet.all(voters);
-        final ResultPublisher publisher = new ResultPublisher(publication, 1, 2, layout, voters, counters, null);
+        final ResultPublisher publisher = new ResultPublisher(publication, null, 1, 2, layout, voters, counters, null);
         assertTrue(publisher.publishResult(9, 1, all, voters, Encoding.COUNT_PLANES, encoding, out));
 
         final int planes = encoding.planes();
