@@ -69,9 +69,7 @@ public final class VoteAggregator {
         if (planesOut == null || planesOut.length < planes) {
             throw new IllegalArgumentException("planesOut must hold " + planes + " planes for " + voterCount + " voters");
         }
-        for (int b = 0; b < planes; b++) {
-            checkLength("planesOut[" + b + "]", planesOut[b], toWord);
-        }
+        checkEach("planesOut", planesOut, planes, toWord);
         final AdderTree tree = tree(voterCount);
         final Scratch scratch = SCRATCH.get();
         final long[][] regs = scratch.registers(tree.registerCount);
@@ -166,8 +164,15 @@ public final class VoteAggregator {
         if (fromWord < 0 || toWord < fromWord) {
             throw new IllegalArgumentException("bad word range [" + fromWord + ", " + toWord + ")");
         }
-        for (int v = 0; v < voterCount; v++) {
-            checkLength("votes[" + v + "]", votes[v], toWord);
+        checkEach("votes", votes, voterCount, toWord);
+    }
+
+    /** {@link #checkLength} of {@code arrays[0..count)}; an array's name is built only for the exception, not per chunk. */
+    private static void checkEach(final String name, final long[][] arrays, final int count, final int toWord) {
+        for (int i = 0; i < count; i++) {
+            if (arrays[i] == null || arrays[i].length < toWord) {
+                checkLength(name + '[' + i + ']', arrays[i], toWord);
+            }
         }
     }
 
