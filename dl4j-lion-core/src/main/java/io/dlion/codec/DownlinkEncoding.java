@@ -157,4 +157,41 @@ public interface DownlinkEncoding {
      *                                  count plane).
      */
     int decode(ByteBuffer src, int offset, long paramCount, int fromWord, int toWord, long[][] planesOut);
+
+    /**
+     * Encode a chunk into the buffer {@code dst} views: the same bytes as
+     * {@link #encode(long[][], long, int, int, ByteBuffer, int)}, with nothing allocated while the buffer is the same
+     * and whole words copied in bulk where the encoding's planes go as they are (signs, counts).
+     *
+     * @param planes     the result's bit planes (see the class comment), padding bits zero.
+     * @param paramCount number of parameters of the vector.
+     * @param fromWord   first word of the chunk.
+     * @param toWord     word after the chunk's last.
+     * @param dst        views of the destination, the caller's, reused from chunk to chunk.
+     * @param offset     absolute index in the destination of the first byte written.
+     * @return the number of bytes written, {@link #encodedLength(long, int, int)}.
+     */
+    default int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
+        final int offset) {
+        return encode(planes, paramCount, fromWord, toWord, dst.bytes(), offset);
+    }
+
+    /**
+     * Decode a chunk from the buffer {@code src} views: the same words as
+     * {@link #decode(ByteBuffer, int, long, int, int, long[][])}, with nothing allocated while the buffer is the same
+     * and whole words copied in bulk where the encoding's planes go as they are (signs, counts).
+     *
+     * @param src        views of the source, the caller's, reused from chunk to chunk.
+     * @param offset     absolute index in the source of the chunk's first byte.
+     * @param paramCount number of parameters of the vector.
+     * @param fromWord   first word of the chunk.
+     * @param toWord     word after the chunk's last.
+     * @param planesOut  receives the planes.
+     * @return the number of bytes read.
+     * @throws IllegalArgumentException as {@link #decode(ByteBuffer, int, long, int, int, long[][])}.
+     */
+    default int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planesOut) {
+        return decode(src.bytes(), offset, paramCount, fromWord, toWord, planesOut);
+    }
 }
