@@ -25,9 +25,9 @@ import io.dlion.vote.VoteAggregator;
  * Paired timing of the worker-side codec against a plain copy of the same FLOAT vector: every iteration runs
  * copy ({@code assign} into a preallocated array), pack, apply MaVo (odd N, 1 plane), apply Avg (N = 8,
  * 4 planes), and the server's and worker's result codecs (encode into and decode from a direct little-endian buffer in
- * chunks of {@value #CHUNK_WORDS} words through {@link WordViews} made once per buffer, as the exchange sends them: signs of
- * MaVo N = 7, ternary MaVo N = 8, counts Avg N = 8) back to back, and the ratios are taken per iteration, so that a machine shared with other work slows the copy
- * and the codec alike. Prints medians over the measured iterations.
+ * chunks of {@value #CHUNK_WORDS} words through {@link WordViews} made once per buffer, as the exchange sends them: signs
+ * of MaVo N = 7, ternary MaVo N = 8, counts Avg N = 8) back to back, and the ratios are taken per iteration, so that a
+ * machine shared with other work slows the copy and the codec alike. Prints medians over the measured iterations.
  * On the CPU backend pack and apply run the host kernels ({@link KernelThreads}); their whole-word loops use the Vector
  * API only when the JVM runs with {@code --add-modules jdk.incubator.vector} ({@code ./dlion bench-codec} passes it), and
  * the first line says which.
