@@ -68,11 +68,25 @@ final class BitPlanes {
         for (int i = 0; i < fullWords; i++) {
             le.putLong(offset + 8 * i, plane[fromWord + i]);
         }
-        final int rest = bytes & 7;
+        putTail(plane, fromWord + fullWords, bytes & 7, le, offset + 8 * fullWords);
+    }
+
+    /** {@link #putPlane(long[], int, long, ByteBuffer, int)} with the whole words in one bulk copy through {@code dst}'s views. */
+    static void putPlane(final long[] plane, final int fromWord, final long params, final WordViews dst, final int offset) {
+        final int bytes = (int) ((params + 7) >>> 3);
+        final int fullWords = bytes >>> 3;
+        if (fullWords > 0) {
+            dst.words(offset).put(offset >>> 3, plane, fromWord, fullWords);
+        }
+        putTail(plane, fromWord + fullWords, bytes & 7, dst.bytes(), offset + 8 * fullWords);
+    }
+
+    /** Write the first {@code rest} (0 to 7) bytes of the little-endian word {@code plane[word]} at {@code offset}. */
+    private static void putTail(final long[] plane, final int word, final int rest, final ByteBuffer le, final int offset) {
         if (rest != 0) {
-            final long w = plane[fromWord + fullWords];
+            final long w = plane[word];
             for (int k = 0; k < rest; k++) {
-                le.put(offset + 8 * fullWords + k, (byte) (w >>> (8 * k)));
+                le.put(offset + k, (byte) (w >>> (8 * k)));
             }
         }
     }
@@ -86,14 +100,35 @@ final class BitPlanes {
         for (int i = 0; i < fullWords; i++) {
             plane[fromWord + i] = le.getLong(offset + 8 * i);
         }
-        final int rest = bytes & 7;
+        getTail(le, offset + 8 * fullWords, bytes & 7, plane, fromWord + fullWords);
+        clearPadding(plane, paramCount, fromWord, params);
+    }
+
+    /** {@link #getPlane(ByteBuffer, int, long, int, long, long[])} with the whole words in one bulk copy through {@code src}'s views. */
+    static void getPlane(final WordViews src, final int offset, final long paramCount, final int fromWord, final long params,
+        final long[] plane) {
+        final int bytes = (int) ((params + 7) >>> 3);
+        final int fullWords = bytes >>> 3;
+        if (fullWords > 0) {
+            src.words(offset).get(offset >>> 3, plane, fromWord, fullWords);
+        }
+        getTail(src.bytes(), offset + 8 * fullWords, bytes & 7, plane, fromWord + fullWords);
+        clearPadding(plane, paramCount, fromWord, params);
+    }
+
+    /** Read {@code rest} (0 to 7) bytes at {@code offset} into the low bytes of {@code plane[word]}, little-endian. */
+    private static void getTail(final ByteBuffer le, final int offset, final int rest, final long[] plane, final int word) {
         if (rest != 0) {
             long w = 0;
             for (int k = 0; k < rest; k++) {
-                w |= (le.get(offset + 8 * fullWords + k) & 0xFFL) << (8 * k);
+                w |= (le.get(offset + k) & 0xFFL) << (8 * k);
             }
-            plane[fromWord + fullWords] = w;
+            plane[word] = w;
         }
+    }
+
+    /** Clear the padding bits of the chunk's last word. */
+    private static void clearPadding(final long[] plane, final long paramCount, final int fromWord, final long params) {
         final int words = (int) ((params + 63) >>> 6);
         if (words > 0) {
             final int last = fromWord + words - 1;

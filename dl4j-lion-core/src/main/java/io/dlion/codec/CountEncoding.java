@@ -80,6 +80,32 @@ public final class CountEncoding implements DownlinkEncoding {
         return planes * planeBytes;
     }
 
+    /** Like {@link #encode(long[][], long, int, int, ByteBuffer, int)}, each plane's whole words in one bulk copy. */
+    @Override
+    public int encode(final long[][] planesIn, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
+        final int offset) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planesIn, planes, toWord);
+        final int planeBytes = (int) ((params + 7) >>> 3);
+        for (int p = 0; p < planes; p++) {
+            BitPlanes.putPlane(planesIn[p], fromWord, params, dst, offset + p * planeBytes);
+        }
+        return planes * planeBytes;
+    }
+
+    /** Like {@link #decode(ByteBuffer, int, long, int, int, long[][])}, each plane's whole words in one bulk copy. */
+    @Override
+    public int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planesOut) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planesOut, planes, toWord);
+        final int planeBytes = (int) ((params + 7) >>> 3);
+        for (int p = 0; p < planes; p++) {
+            BitPlanes.getPlane(src, offset + p * planeBytes, paramCount, fromWord, params, planesOut[p]);
+        }
+        return planes * planeBytes;
+    }
+
     @Override
     public String toString() {
         return "CountEncoding[" + voters + " voters, " + planes + " bits/param]";

@@ -20,7 +20,9 @@ import io.dlion.vote.VoteRule;
  * The only rounding is at the end of each chunk (a partial last byte; for the ternary encoding a last 1 or 2 words
  * outside a group of 3, at 2 bits per parameter). Chunk alignment rules are stated by each encoding
  * ({@link #wordAlignment()}). Call order: {@link #encodedLength} to size the frame, then
- * {@link #encode} on the server and {@link #decode} on the worker; instances are immutable and thread-safe.
+ * {@link #encode} on the server and {@link #decode} on the worker; instances are immutable and thread-safe. A transport
+ * that sends or receives many chunks through one buffer passes {@link WordViews} of it (made once, its own), so that no
+ * chunk allocates and the sign and count planes are copied in bulk.
  */
 public interface DownlinkEncoding {
 
@@ -157,4 +159,41 @@ public interface DownlinkEncoding {
      *                                  count plane).
      */
     int decode(ByteBuffer src, int offset, long paramCount, int fromWord, int toWord, long[][] planesOut);
+
+    /**
+     * Encode a chunk through views of the destination made once per buffer: the same bytes as
+     * {@link #encode(long[][], long, int, int, ByteBuffer, int)}, nothing allocated, and the planes' whole words copied
+     * in bulk where they go on the wire as they are (signs, counts).
+     *
+     * @param planes     the result's bit planes (see the class comment), padding bits zero.
+     * @param paramCount number of parameters of the vector.
+     * @param fromWord   first word of the chunk.
+     * @param toWord     word after the chunk's last.
+     * @param dst        the caller's views of the destination, reused from chunk to chunk.
+     * @param offset     absolute index in the destination of the first byte written.
+     * @return the number of bytes written, {@link #encodedLength(long, int, int)}.
+     */
+    default int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
+        final int offset) {
+        return encode(planes, paramCount, fromWord, toWord, dst.bytes(), offset);
+    }
+
+    /**
+     * Decode a chunk through views of the source made once per buffer: the same words as
+     * {@link #decode(ByteBuffer, int, long, int, int, long[][])}, nothing allocated, and the planes' whole words copied
+     * in bulk where they go on the wire as they are (signs, counts).
+     *
+     * @param src        the caller's views of the source, reused from chunk to chunk.
+     * @param offset     absolute index in the source of the chunk's first byte.
+     * @param paramCount number of parameters of the vector.
+     * @param fromWord   first word of the chunk.
+     * @param toWord     word after the chunk's last.
+     * @param planesOut  receives the planes.
+     * @return the number of bytes read.
+     * @throws IllegalArgumentException as {@link #decode(ByteBuffer, int, long, int, int, long[][])}.
+     */
+    default int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planesOut) {
+        return decode(src.bytes(), offset, paramCount, fromWord, toWord, planesOut);
+    }
 }

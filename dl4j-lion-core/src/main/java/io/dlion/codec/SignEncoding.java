@@ -62,6 +62,26 @@ public final class SignEncoding implements DownlinkEncoding {
         return (int) ((params + 7) >>> 3);
     }
 
+    /** Like {@link #encode(long[][], long, int, int, ByteBuffer, int)}, the whole words in one bulk copy. */
+    @Override
+    public int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
+        final int offset) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planes, 1, toWord);
+        BitPlanes.putPlane(planes[0], fromWord, params, dst, offset);
+        return (int) ((params + 7) >>> 3);
+    }
+
+    /** Like {@link #decode(ByteBuffer, int, long, int, int, long[][])}, the whole words in one bulk copy. */
+    @Override
+    public int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planesOut) {
+        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
+        BitPlanes.checkPlanes(planesOut, 1, toWord);
+        BitPlanes.getPlane(src, offset, paramCount, fromWord, params, planesOut[0]);
+        return (int) ((params + 7) >>> 3);
+    }
+
     @Override
     public String toString() {
         return "SignEncoding[1 bit/param]";

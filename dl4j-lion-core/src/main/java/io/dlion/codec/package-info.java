@@ -4,7 +4,7 @@
  * ({@link io.dlion.codec.DeltaApplier}), and the down-link encodings of a result
  * ({@link io.dlion.codec.DownlinkEncoding}: {@link io.dlion.codec.SignEncoding} 1 bit,
  * {@link io.dlion.codec.TernaryEncoding} 1.67 bits, {@link io.dlion.codec.CountEncoding}
- * ceil(log2(N + 1)) bits per parameter).
+ * ceil(log2(N + 1)) bits per parameter, read and written through a transport's {@link io.dlion.codec.WordViews}).
  * <p>
  * All host-side vectors use the packed layout of {@link io.dlion.vote.RoundResult}: {@code long[]} words,
  * parameter j in word {@code j >>> 6}, byte {@code (j >>> 3) & 7} (little-endian), bit {@code 7 - (j & 7)};

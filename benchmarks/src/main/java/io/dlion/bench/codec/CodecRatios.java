@@ -16,6 +16,7 @@ import io.dlion.codec.KernelThreads;
 import io.dlion.codec.SignEncoding;
 import io.dlion.codec.SignPacker;
 import io.dlion.codec.TernaryEncoding;
+import io.dlion.codec.WordViews;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoterSet;
 import io.dlion.vote.VoteAggregator;
@@ -24,9 +25,9 @@ import io.dlion.vote.VoteAggregator;
  * Paired timing of the worker-side codec against a plain copy of the same FLOAT vector: every iteration runs
  * copy ({@code assign} into a preallocated array), pack, apply MaVo (odd N, 1 plane), apply Avg (N = 8,
  * 4 planes), and the server's and worker's result codecs (encode into and decode from a direct little-endian buffer in
- * chunks of {@value #CHUNK_WORDS} words, as the exchange sends them: signs of MaVo N = 7, ternary MaVo N = 8, counts Avg
- * N = 8) back to back, and the ratios are taken per iteration, so that a machine shared with other work slows the copy
- * and the codec alike. Prints medians over the measured iterations.
+ * chunks of {@value #CHUNK_WORDS} words through {@link WordViews} made once per buffer, as the exchange sends them: signs
+ * of MaVo N = 7, ternary MaVo N = 8, counts Avg N = 8) back to back, and the ratios are taken per iteration, so that a
+ * machine shared with other work slows the copy and the codec alike. Prints medians over the measured iterations.
  * On the CPU backend pack and apply run the host kernels ({@link KernelThreads}); their whole-word loops use the Vector
  * API only when the JVM runs with {@code --add-modules jdk.incubator.vector} ({@code ./dlion bench-codec} passes it), and
  * the first line says which.
@@ -67,14 +68,14 @@ public final class CodecRatios {
         final DownlinkEncoding[] codecs = {SignEncoding.INSTANCE, TernaryEncoding.INSTANCE, new CountEncoding(8)};
         final long[][][] codecIn = {{sign}, {evenSign, tie}, planes};
         final long[][][] codecOut = new long[codecs.length][][];
-        final ByteBuffer[] wire = new ByteBuffer[codecs.length];
+        final WordViews[] wire = new WordViews[codecs.length];
         for (int e = 0; e < codecs.length; e++) {
             codecOut[e] = new long[codecs[e].planes()][words];
             int length = 0;
             for (int from = 0; from < words; from += CHUNK_WORDS) {
                 length += codecs[e].encodedLength(words * 64L, from, Math.min(words, from + CHUNK_WORDS));
             }
-            wire[e] = ByteBuffer.allocateDirect(length).order(ByteOrder.LITTLE_ENDIAN);
+            wire[e] = new WordViews().of(ByteBuffer.allocateDirect(length).order(ByteOrder.LITTLE_ENDIAN));
         }
         final double[][] ms = new double[4 + 2 * codecs.length][measured];
         try (SignPacker packer = new SignPacker(n, DataType.FLOAT); DeltaApplier applier = new DeltaApplier()) {
@@ -130,7 +131,7 @@ public final class CodecRatios {
     }
 
     /** Encode (or decode) the whole vector chunk by chunk, each chunk's bytes right after the previous one's. */
-    private static void chunks(final DownlinkEncoding codec, final long[][] planes, final int words, final ByteBuffer wire,
+    private static void chunks(final DownlinkEncoding codec, final long[][] planes, final int words, final WordViews wire,
         final boolean encode) {
         final long params = words * 64L;
         int offset = 0;

@@ -5,13 +5,15 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.codec.WordViews;
 import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 
 /**
  * Measures the down-link encodings' real sizes: encodes random aggregation results of n parameters and
  * prints bytes written and bits per parameter (8 * bytes / n) for MaVo and Avg, N = 4, 7, 8, 16, 32, 64,
- * with the median of 15 encode and decode times (after 15 warm-up runs; whole vector as one chunk, one thread).
+ * with the median of 15 encode and decode times (after 15 warm-up runs; whole vector as one chunk through
+ * {@link WordViews} of a heap buffer, one thread).
  * Usage: {@code EncodingSizes [n]} (default 10,000,000).
  */
 public final class EncodingSizes {
@@ -48,7 +50,7 @@ public final class EncodingSizes {
 
     private static void print(final VoteRule rule, final int voters, final long[][] planes, final long n, final int words) {
         final DownlinkEncoding encoding = DownlinkEncoding.of(rule, voters);
-        final ByteBuffer buffer = ByteBuffer.allocate((int) encoding.encodedLength(n));
+        final WordViews buffer = new WordViews().of(ByteBuffer.allocate((int) encoding.encodedLength(n)));
         final int bytes = encoding.encode(planes, n, 0, words, buffer, 0);
         final long[][] out = new long[encoding.planes()][words];
         final long[] encodeNanos = new long[15];

@@ -1,9 +1,9 @@
 package io.dlion.aeron.client;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import io.dlion.codec.DownlinkEncoding;
+import io.dlion.codec.WordViews;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteAggregator;
@@ -143,7 +143,7 @@ final class ResultAssembly {
      * length).
      *
      * @param slice      index of the slice that sent it.
-     * @param body       the buffer holding the encoded chunk.
+     * @param body       views of the buffer holding the encoded chunk.
      * @param index      where the encoded chunk starts in {@code body}.
      * @param params     parameters in the chunk.
      * @param wordOffset first word of the chunk.
@@ -152,7 +152,7 @@ final class ResultAssembly {
      * @return false when the body does not decode (its words are then zero: the chunk is missing until a valid one
      *     rewrites them).
      */
-    boolean accept(final int slice, final ByteBuffer body, final int index, final long params, final int wordOffset, final int words,
+    boolean accept(final int slice, final WordViews body, final int index, final long params, final int wordOffset, final int words,
         final VoterSet voterSet) {
         final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];

@@ -31,8 +31,8 @@
  *       {@code submit}).</li>
  *   <li>{@code ResultEndpoint}: the address and port a link's result subscription resolved to, which its HELLO
  *       carries.</li>
- *   <li>{@code io.dlion.aeron.wire.LittleEndianView}: one little-endian view of each Aeron term buffer for the codecs, made once instead
- *       of once per chunk.</li>
+ *   <li>{@code io.dlion.aeron.wire.LittleEndianView}: little-endian views of each Aeron term buffer for the codecs
+ *       ({@link io.dlion.codec.WordViews}), made once instead of once per chunk.</li>
  *   <li>{@link io.dlion.aeron.client.WorkerCounters}: the worker's Aeron counters, readable with {@code AeronStat}.</li>
  * </ul>
  * The hand-over over Aeron is {@link io.dlion.aeron.client.AeronHandOver}, split by role into {@code HandOverDonor}

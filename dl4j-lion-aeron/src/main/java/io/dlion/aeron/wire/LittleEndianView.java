@@ -1,30 +1,22 @@
 package io.dlion.aeron.wire;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-
+import io.dlion.codec.WordViews;
 import org.agrona.DirectBuffer;
 
 /**
- * A little-endian {@link ByteBuffer} view of the buffer behind Aeron's term buffers, made once per underlying buffer and
- * then reused: the codecs read and write little-endian words, and a fresh view per chunk would be garbage on every
- * chunk of every round. The view shares the underlying memory, so {@link WireBuffers#index} indexes it. Not
- * thread-safe: one per sending or receiving path.
+ * Little-endian views of the buffer behind Aeron's term buffers ({@link WordViews}: the bytes, and the words the
+ * count and sign planes are copied through in bulk), made once per underlying buffer and then reused: a fresh view per
+ * chunk would be garbage on every chunk of every round. The views share the underlying memory, so
+ * {@link WireBuffers#index} indexes them. Not thread-safe: one per sending or receiving path.
  */
 public final class LittleEndianView {
-    private ByteBuffer source;
-    private ByteBuffer view;
+    private final WordViews views = new WordViews();
 
     /**
      * @param buffer an Agrona buffer over a {@code ByteBuffer} (Aeron's log buffers) or a {@code byte[]}.
-     * @return a little-endian view of the whole underlying buffer, the same one while the underlying buffer is.
+     * @return views of the whole underlying buffer, the same ones while the underlying buffer is.
      */
-    public ByteBuffer of(final DirectBuffer buffer) {
-        final ByteBuffer underlying = WireBuffers.byteBuffer(buffer);
-        if (underlying != source) {
-            source = underlying;
-            view = underlying.order() == ByteOrder.LITTLE_ENDIAN ? underlying : underlying.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        }
-        return view;
+    public WordViews of(final DirectBuffer buffer) {
+        return views.of(WireBuffers.byteBuffer(buffer));
     }
 }

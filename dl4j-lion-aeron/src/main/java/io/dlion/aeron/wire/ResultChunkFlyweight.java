@@ -38,6 +38,7 @@ import org.agrona.MutableDirectBuffer;
  */
 public final class ResultChunkFlyweight {
     private final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+    private final LittleEndianView view = new LittleEndianView();
 
     /**
      * @param buffer to write the result into.
@@ -105,7 +106,7 @@ public final class ResultChunkFlyweight {
             .voterSet(voters);
         final MutableDirectBuffer buffer = header.buffer();
         final int body = header.afterVoterSet();
-        return body - header.offset() + downlink.encode(planes, params, fromWord, fromWord + words, WireBuffers.byteBuffer(buffer),
+        return body - header.offset() + downlink.encode(planes, params, fromWord, fromWord + words, view.of(buffer),
             WireBuffers.index(buffer, body));
     }
 
@@ -128,7 +129,6 @@ public final class ResultChunkFlyweight {
      */
     public void decode(final DownlinkEncoding downlink, final long params, final long[][] planes) {
         final MutableDirectBuffer buffer = header.buffer();
-        downlink.decode(WireBuffers.byteBuffer(buffer), WireBuffers.index(buffer, header.afterVoterSet()), params, 0, header.chunkWords(),
-            planes);
+        downlink.decode(view.of(buffer), WireBuffers.index(buffer, header.afterVoterSet()), params, 0, header.chunkWords(), planes);
     }
 }
