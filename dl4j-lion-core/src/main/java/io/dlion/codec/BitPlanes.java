@@ -1,7 +1,6 @@
 package io.dlion.codec;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /** Chunk arithmetic and plane copies shared by the down-link encodings. */
 final class BitPlanes {
@@ -58,20 +57,9 @@ final class BitPlanes {
     }
 
     /**
-     * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words. A little-endian {@code dst} is
-     * written directly (no view is allocated), any other through a little-endian duplicate.
+     * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words: the whole words in one bulk copy
+     * through {@code dst}'s views, the last bytes one by one.
      */
-    static void putPlane(final long[] plane, final int fromWord, final long params, final ByteBuffer dst, final int offset) {
-        final ByteBuffer le = dst.order() == ByteOrder.LITTLE_ENDIAN ? dst : dst.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        final int bytes = (int) ((params + 7) >>> 3);
-        final int fullWords = bytes >>> 3;
-        for (int i = 0; i < fullWords; i++) {
-            le.putLong(offset + 8 * i, plane[fromWord + i]);
-        }
-        putTail(plane, fromWord + fullWords, bytes & 7, le, offset + 8 * fullWords);
-    }
-
-    /** {@link #putPlane(long[], int, long, ByteBuffer, int)} with the whole words in one bulk copy through {@code dst}'s views. */
     static void putPlane(final long[] plane, final int fromWord, final long params, final WordViews dst, final int offset) {
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
@@ -91,20 +79,7 @@ final class BitPlanes {
         }
     }
 
-    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits; like it, no view for a little-endian {@code src}. */
-    static void getPlane(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final long params,
-        final long[] plane) {
-        final ByteBuffer le = src.order() == ByteOrder.LITTLE_ENDIAN ? src : src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        final int bytes = (int) ((params + 7) >>> 3);
-        final int fullWords = bytes >>> 3;
-        for (int i = 0; i < fullWords; i++) {
-            plane[fromWord + i] = le.getLong(offset + 8 * i);
-        }
-        getTail(le, offset + 8 * fullWords, bytes & 7, plane, fromWord + fullWords);
-        clearPadding(plane, paramCount, fromWord, params);
-    }
-
-    /** {@link #getPlane(ByteBuffer, int, long, int, long, long[])} with the whole words in one bulk copy through {@code src}'s views. */
+    /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits: the whole words in one bulk copy. */
     static void getPlane(final WordViews src, final int offset, final long paramCount, final int fromWord, final long params,
         final long[] plane) {
         final int bytes = (int) ((params + 7) >>> 3);

@@ -59,25 +59,14 @@ public final class CountEncoding implements DownlinkEncoding {
     @Override
     public int encode(final long[][] planesIn, final long paramCount, final int fromWord, final int toWord, final ByteBuffer dst,
         final int offset) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesIn, planes, toWord);
-        final int planeBytes = (int) ((params + 7) >>> 3);
-        for (int p = 0; p < planes; p++) {
-            BitPlanes.putPlane(planesIn[p], fromWord, params, dst, offset + p * planeBytes);
-        }
-        return planes * planeBytes;
+        // through views made for this call: the exchange keeps one WordViews per buffer instead
+        return encode(planesIn, paramCount, fromWord, toWord, new WordViews().of(dst), offset);
     }
 
     @Override
     public int decode(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final int toWord,
         final long[][] planesOut) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesOut, planes, toWord);
-        final int planeBytes = (int) ((params + 7) >>> 3);
-        for (int p = 0; p < planes; p++) {
-            BitPlanes.getPlane(src, offset + p * planeBytes, paramCount, fromWord, params, planesOut[p]);
-        }
-        return planes * planeBytes;
+        return decode(new WordViews().of(src), offset, paramCount, fromWord, toWord, planesOut);
     }
 
     /** Like {@link #encode(long[][], long, int, int, ByteBuffer, int)}, each plane's whole words in one bulk copy. */

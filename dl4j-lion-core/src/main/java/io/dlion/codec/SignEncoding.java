@@ -47,19 +47,14 @@ public final class SignEncoding implements DownlinkEncoding {
     @Override
     public int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final ByteBuffer dst,
         final int offset) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planes, 1, toWord);
-        BitPlanes.putPlane(planes[0], fromWord, params, dst, offset);
-        return (int) ((params + 7) >>> 3);
+        // through views made for this call: the exchange keeps one WordViews per buffer instead
+        return encode(planes, paramCount, fromWord, toWord, new WordViews().of(dst), offset);
     }
 
     @Override
     public int decode(final ByteBuffer src, final int offset, final long paramCount, final int fromWord, final int toWord,
         final long[][] planesOut) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesOut, 1, toWord);
-        BitPlanes.getPlane(src, offset, paramCount, fromWord, params, planesOut[0]);
-        return (int) ((params + 7) >>> 3);
+        return decode(new WordViews().of(src), offset, paramCount, fromWord, toWord, planesOut);
     }
 
     /** Like {@link #encode(long[][], long, int, int, ByteBuffer, int)}, the whole words in one bulk copy. */
