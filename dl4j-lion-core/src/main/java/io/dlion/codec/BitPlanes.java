@@ -26,7 +26,8 @@ final class BitPlanes {
             throw new IllegalArgumentException("chunk [" + fromWord + ", " + toWord + ") must start and end at a multiple of "
                 + alignment + " words (or at the end, word " + words + ")");
         }
-        return Math.min((long) toWord << 6, paramCount) - ((long) fromWord << 6);
+        // an empty chunk holds nothing, also at the end of a vector whose last word is partly used
+        return fromWord == toWord ? 0 : Math.min((long) toWord << 6, paramCount) - ((long) fromWord << 6);
     }
 
     /** @return the word's mask of valid parameters, for the word {@code word} of a vector of {@code paramCount}. */

@@ -29,6 +29,19 @@ class DownlinkEncodingTest {
         return Stream.concat(IntStream.rangeClosed(1, 33).boxed(), Stream.of(48, 64, 65, 255, 256, 1024));
     }
 
+    /** An empty chunk is 0 bytes, also at the end of a vector whose last word is partly used (2 words and 3 parameters). */
+    @ParameterizedTest
+    @MethodSource("voterCounts")
+    void shouldEncodeAnEmptyChunkAsNothing(final int voters) {
+        final long params = 2 * 64 + 3;
+        final int words = 3;
+        for (final DownlinkEncoding encoding : new DownlinkEncoding[] {DownlinkEncoding.of(VoteRule.MAJORITY, voters),
+            DownlinkEncoding.of(VoteRule.AVERAGE, voters)}) {
+            assertEquals(0, encoding.encodedLength(params, words, words), encoding + " at the end");
+            assertEquals(0, encoding.encodedLength(params, 0, 0), encoding + " at the start");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("voterCounts")
     void shouldRoundTripMajorityAndAverageWithExactSizes(final int voters) {
