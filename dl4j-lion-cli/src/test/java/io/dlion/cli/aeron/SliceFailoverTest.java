@@ -126,7 +126,7 @@ class SliceFailoverTest {
         assertEquals(1, hashes.stream().distinct().count(), "all workers end bit-identical: " + hashes);
     }
 
-    /** Waits until the history's last {@code rounds} applied rounds (after the last join) all count {@code rank}. */
+    /** Waits until the last {@code rounds} rounds a worker's history shows applied all count {@code rank}. */
     private static void awaitCounted(final Path history, final int rank, final int rounds, final long seconds) throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
@@ -151,10 +151,14 @@ class SliceFailoverTest {
         return all.subList(Math.max(0, all.size() - lines), all.size());
     }
 
-    /** @return true when a history's "applied" line counts {@code rank} among its voters (its mask's first word). */
+    /**
+     * @return true when a history's "applied" line counts {@code rank} among its voters (its mask's first word); false
+     *     for a line the worker is still writing.
+     */
     private static boolean counts(final String appliedLine, final int rank) {
-        final String mask = appliedLine.substring(appliedLine.indexOf(" m=") + 3).split("[.\\s]")[0];
-        return (Long.parseUnsignedLong(mask, 16) & (1L << rank)) != 0;
+        final int at = appliedLine.indexOf(" m=");
+        final String mask = at < 0 ? "" : appliedLine.substring(at + 3).split("[.\\s]")[0];
+        return mask.matches("[0-9a-f]{1,16}") && (Long.parseUnsignedLong(mask, 16) & (1L << rank)) != 0;
     }
 
     private static void await(final ChildProcess child, final Predicate<String> line, final long seconds, final String what)
