@@ -58,10 +58,42 @@ final class BitPlanes {
     }
 
     /**
+     * Write a chunk of {@code count} planes, one after the other, each as {@link #putPlane} writes it.
+     *
+     * @return the bytes written: {@code count * ceil(params / 8)}.
+     */
+    static int putPlanes(final long[][] planes, final int count, final long paramCount, final int fromWord, final int toWord,
+        final WordViews dst, final int offset) {
+        final long params = chunkParams(paramCount, fromWord, toWord, 1);
+        checkPlanes(planes, count, toWord);
+        final int planeBytes = (int) ((params + 7) >>> 3);
+        for (int p = 0; p < count; p++) {
+            putPlane(planes[p], fromWord, params, dst, offset + p * planeBytes);
+        }
+        return count * planeBytes;
+    }
+
+    /**
+     * Read a chunk of {@code count} planes written by {@link #putPlanes}, each as {@link #getPlane} reads it.
+     *
+     * @return the bytes read.
+     */
+    static int getPlanes(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
+        final long[][] planes, final int count) {
+        final long params = chunkParams(paramCount, fromWord, toWord, 1);
+        checkPlanes(planes, count, toWord);
+        final int planeBytes = (int) ((params + 7) >>> 3);
+        for (int p = 0; p < count; p++) {
+            getPlane(src, offset + p * planeBytes, paramCount, fromWord, params, planes[p]);
+        }
+        return count * planeBytes;
+    }
+
+    /**
      * Write the chunk of one plane as {@code ceil(params / 8)} bytes, little-endian words: the whole words in one bulk copy
      * through {@code dst}'s views, the last bytes one by one.
      */
-    static void putPlane(final long[] plane, final int fromWord, final long params, final WordViews dst, final int offset) {
+    private static void putPlane(final long[] plane, final int fromWord, final long params, final WordViews dst, final int offset) {
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;
         if (fullWords > 0) {
@@ -81,7 +113,7 @@ final class BitPlanes {
     }
 
     /** Read a chunk of one plane written by {@link #putPlane}, clearing padding bits: the whole words in one bulk copy. */
-    static void getPlane(final WordViews src, final int offset, final long paramCount, final int fromWord, final long params,
+    private static void getPlane(final WordViews src, final int offset, final long paramCount, final int fromWord, final long params,
         final long[] plane) {
         final int bytes = (int) ((params + 7) >>> 3);
         final int fullWords = bytes >>> 3;

@@ -73,26 +73,14 @@ public final class CountEncoding implements DownlinkEncoding {
     @Override
     public int encode(final long[][] planesIn, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
         final int offset) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesIn, planes, toWord);
-        final int planeBytes = (int) ((params + 7) >>> 3);
-        for (int p = 0; p < planes; p++) {
-            BitPlanes.putPlane(planesIn[p], fromWord, params, dst, offset + p * planeBytes);
-        }
-        return planes * planeBytes;
+        return BitPlanes.putPlanes(planesIn, planes, paramCount, fromWord, toWord, dst, offset);
     }
 
     /** Like {@link #decode(ByteBuffer, int, long, int, int, long[][])}, each plane's whole words in one bulk copy. */
     @Override
     public int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
         final long[][] planesOut) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesOut, planes, toWord);
-        final int planeBytes = (int) ((params + 7) >>> 3);
-        for (int p = 0; p < planes; p++) {
-            BitPlanes.getPlane(src, offset + p * planeBytes, paramCount, fromWord, params, planesOut[p]);
-        }
-        return planes * planeBytes;
+        return BitPlanes.getPlanes(src, offset, paramCount, fromWord, toWord, planesOut, planes);
     }
 
     @Override

@@ -61,20 +61,14 @@ public final class SignEncoding implements DownlinkEncoding {
     @Override
     public int encode(final long[][] planes, final long paramCount, final int fromWord, final int toWord, final WordViews dst,
         final int offset) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planes, 1, toWord);
-        BitPlanes.putPlane(planes[0], fromWord, params, dst, offset);
-        return (int) ((params + 7) >>> 3);
+        return BitPlanes.putPlanes(planes, 1, paramCount, fromWord, toWord, dst, offset);
     }
 
     /** Like {@link #decode(ByteBuffer, int, long, int, int, long[][])}, the whole words in one bulk copy. */
     @Override
     public int decode(final WordViews src, final int offset, final long paramCount, final int fromWord, final int toWord,
         final long[][] planesOut) {
-        final long params = BitPlanes.chunkParams(paramCount, fromWord, toWord, 1);
-        BitPlanes.checkPlanes(planesOut, 1, toWord);
-        BitPlanes.getPlane(src, offset, paramCount, fromWord, params, planesOut[0]);
-        return (int) ((params + 7) >>> 3);
+        return BitPlanes.getPlanes(src, offset, paramCount, fromWord, toWord, planesOut, 1);
     }
 
     @Override

@@ -107,7 +107,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     /** Votes and frames of workers in this server's own process, by IPC ({@link Context#local}); null without. */
     private final Subscription localSubscription;
     private final ExclusivePublication localPublication;
-    /** Per worker: its HELLO came by IPC, so its votes must too. */
+    /** Per worker: its accepted HELLO came by IPC, so its votes must too, and its answers go on the local publication. */
     private final boolean[] boundLocal;
     /** The subscription being polled is the local one. */
     private boolean pollingLocal;
@@ -502,7 +502,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         int work = 0;
         for (int w = answers.nextAnswer(); w >= 0; w = answers.nextAnswer()) {
             final long joinRound = membership.answerJoinRound(w);
-            if (!publisher.publishHelloAck(w, answers.answerLocal(w), answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
+            if (!publisher.publishHelloAck(w, boundLocal[w], answers.answerNonce(w), joinRound < 0 ? HelloAckFlyweight.NO_JOIN : joinRound,
                 joinRound < 0 ? JoinNoticeFlyweight.NO_DONOR : membership.joinDonor(w), ctx.paramCount(), ctx.servingRank, answerCredentials)) {
                 return work;
             }

@@ -39,7 +39,6 @@ final class HelloAnswers {
     private final String[] destination;
     private final int[] destinationSession;
     private final long[] answerNonce;
-    private final boolean[] answerLocal;
     private final byte[] address = new byte[HelloFlyweight.RESULT_ADDRESS_CAPACITY];
     private final VoterSet answers;
     private long nextImageCheckNs;
@@ -59,7 +58,6 @@ final class HelloAnswers {
         this.destination = new String[workers];
         this.destinationSession = new int[workers];
         this.answerNonce = new long[workers];
-        this.answerLocal = new boolean[workers];
     }
 
     /**
@@ -83,12 +81,11 @@ final class HelloAnswers {
      * @param worker    the worker.
      * @param hello     its HELLO, wrapped.
      * @param sessionId the vote session it came on.
-     * @param local     it came by IPC from this server's own process: the answer and the results reach the worker there,
-     *                  not at a network destination.
+     * @param local     it came by IPC from this server's own process: the results reach the worker there, not at a
+     *                  network destination (the server answers it on its local publication).
      */
     void onHello(final int worker, final HelloFlyweight hello, final int sessionId, final boolean local) {
         answerNonce[worker] = hello.nonce();
-        answerLocal[worker] = local;
         answers.add(worker);
         if (local) {
             remove(worker);
@@ -142,14 +139,6 @@ final class HelloAnswers {
      */
     long answerNonce(final int worker) {
         return answerNonce[worker];
-    }
-
-    /**
-     * @param worker a worker owed an answer.
-     * @return true when its HELLO came by IPC: the answer goes on the server's local publication.
-     */
-    boolean answerLocal(final int worker) {
-        return answerLocal[worker];
     }
 
     /**
