@@ -133,21 +133,31 @@ class DenseDataParallelTest {
         }
     }
 
+    /**
+     * Rounds 100 to 399 in three windows of 100: a round that allocates allocates in every window, while a one-off (a class
+     * loaded, a method deoptimized on a busy machine) lands in one; so one window must allocate less than 16 bytes a round.
+     */
     @Test
     void shouldAllocateNothingPerRoundInSubmitAwaitAndTheRoundTimes() throws Exception {
         final int workers = 2;
         final int params = 5_000;
+        final int windows = 3;
         final List<AeronMeanExchange> exchanges = launch(workers, params);
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         final List<float[][]> allocated = runRounds(exchanges, w -> {
             final float[] gradient = new float[params];
+            final float[] perWindow = new float[windows];
             final RoundTimes times = new RoundTimes();
             long before = 0;
-            for (int r = 0; r < 200; r++) {
-                if (r == 100) {
-                    before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int r = 0; r < 100 * (windows + 1); r++) {
+                if (r >= 100 && r % 100 == 0) {
+                    final long now = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                    if (r > 100) {
+                        perWindow[r / 100 - 2] = now - before;
+                    }
+                    before = now;
                 }
-                gradient[r] = r;
+                gradient[r % params] = r;
                 final long start = System.nanoTime();
                 times.packStarted(start);
                 exchanges.get(w).submit(r, gradient);
@@ -155,10 +165,16 @@ class DenseDataParallelTest {
                 times.record(RoundTimes.Phase.WAIT, System.nanoTime() - start);
                 times.roundDone(System.nanoTime());
             }
-            return new float[][] {{threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before}};
+            perWindow[windows - 1] = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            return new float[][] {perWindow};
         });
         for (int w = 0; w < workers; w++) {
-            assertTrue(allocated.get(w)[0][0] < 100 * 16, "worker " + w + " allocated " + allocated.get(w)[0][0] + " bytes in 100 rounds");
+            final float[] perWindow = allocated.get(w)[0];
+            float least = Float.MAX_VALUE;
+            for (final float bytes : perWindow) {
+                least = Math.min(least, bytes);
+            }
+            assertTrue(least < 100 * 16, "worker " + w + " allocated " + java.util.Arrays.toString(perWindow) + " bytes in three windows of 100 rounds");
         }
     }
 
