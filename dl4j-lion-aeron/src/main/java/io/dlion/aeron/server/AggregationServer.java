@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
+import io.aeron.Image;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FrameDescriptor;
@@ -78,7 +79,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * its last published chunk; a pause of the server's own process, a gap between duty cycles over {@link Context#pauseNs()},
  * does not count), the active workers missing from its oldest open chunk are dropped (counted in
  * {@link ServerCounters#workersDropped()}) and the round goes on with the workers present, provided they are at least
- * {@link Context#minVoters()}; otherwise the round is aborted with a {@code ROUND_ABORT} message (workers throw
+ * {@link Context#minVoters()}; otherwise, unless the missing workers that may still vote (starting, or whose process
+ * is alive, {@link QuorumGrace}) would make the quorum, when the round waits up to {@link QuorumGrace#DEADLINES} more
+ * round timeouts for them, the round is aborted with a {@code ROUND_ABORT} message (workers throw
  * {@code QuorumLostException}). A dropped worker's later votes of that round are rejected as
  * {@link RejectReason#LATE}; it reads the round's result from the broadcast like everyone else, and becomes active
  * again when its vote for a round arrives before that round's voters are fixed, or when it says HELLO again (a restarted
@@ -112,7 +115,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
     /** The subscription being polled is the local one. */
     private boolean pollingLocal;
     private final ServerCounters counters;
-    private final StartupGrace startupGrace = new StartupGrace();
+    private final QuorumGrace quorumGrace = new QuorumGrace();
     private final Membership membership;
     private final ChunkWindow window;
     /** Whether a duty cycle ran yet, and when the last one ended: a longer gap than {@link Context#pauseNs()} was a pause. */
@@ -467,9 +470,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     /**
      * No progress for a round timeout: the workers missing from the oldest open chunk are dropped and the round goes on
-     * with the others, or, with fewer than the quorum, the round is aborted; unless a missing worker has never voted on
-     * this server (still starting): then, below the quorum, the round waits another round timeout, up to
-     * {@link StartupGrace#DEADLINES} times.
+     * with the others, or, with fewer than the quorum, the round is aborted; unless the missing workers that may still vote
+     * (never voted on this server, or alive: {@link QuorumGrace}) would make the quorum: then the round waits another round
+     * timeout, up to {@link QuorumGrace#DEADLINES} times.
      */
     private void onDeadline(final long now) {
         if (window.isOldestChunkAggregated()) {
@@ -478,9 +481,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final VoterSet present = window.presentInOldestChunk();
         missing.copyFrom(window.required(membership.active())).andNot(present);
-        if (present.count() < ctx.minVoters && !membership.voted().containsAll(missing) && startupGrace.waitAgain(window.currentRound())) {
-            // a missing worker has never voted on this server: it is probably still starting (its process, its first
-            // training step); below the quorum the round waits another deadline for it, a bounded number of times
+        if (present.count() < ctx.minVoters && present.count() + mayStillVote(missing) >= ctx.minVoters
+            && quorumGrace.waitAgain(window.currentRound())) {
             window.progress(now);
             return;
         }
@@ -492,6 +494,31 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return;
         }
         window.goOnWith(present, now);
+    }
+
+    /**
+     * @param workers workers missing from the open round.
+     * @return how many of them may still vote: never voted on this server (starting), or their session's image is still
+     *     connected (their process lives).
+     */
+    private int mayStillVote(final VoterSet workers) {
+        int count = 0;
+        for (int w = workers.next(0); w >= 0; w = workers.next(w + 1)) {
+            if (!membership.voted().contains(w) || isAlive(w)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** @return true while the worker is bound and the image of its session, on the transport it is bound to, is connected. */
+    private boolean isAlive(final int worker) {
+        if (!membership.bound().contains(worker)) {
+            return false;
+        }
+        final Subscription votes = boundLocal[worker] ? localSubscription : subscription;
+        final Image image = votes == null ? null : votes.imageBySessionId(membership.sessionOf(worker));
+        return image != null && !image.isClosed();
     }
 
     /**

@@ -59,7 +59,7 @@ class ServerPauseTest {
             final int length = new HelloFlyweight().wrap(frame, 0).encode(JOB, 0, 0, w, 0, PARAMS, 10 + w, null, 0, null, 0, 0);
             server.onMessage(frame, 0, length, FrameDescriptor.UNFRAGMENTED, 10 + w);
         }
-        // round 0 complete: every worker has voted (none is still starting up, see StartupGrace)
+        // round 0 complete: every worker has voted (none is still starting up, see QuorumGrace)
         for (int chunk = 0; chunk < CHUNKS; chunk++) {
             for (int w = 0; w < 3; w++) {
                 vote(w, 0, chunk);
