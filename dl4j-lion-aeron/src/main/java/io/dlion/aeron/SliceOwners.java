@@ -11,7 +11,11 @@ import io.dlion.vote.VoterSet;
  * <p>
  * <b>The rule.</b> When the server of a slice falls silent, the slice moves to the first rank, in ring order
  * {@code s, s + 1, ..., s - 1 (mod N)} from the slice's own rank {@code s}, that is a <i>candidate</i>: a rank counted
- * among the voters of the last round this worker applied, and not found dead since that round began. At the start every
+ * among the voters of the last round this worker applied and of the round it applied before, and not found dead since
+ * the last round began. Counted in two rounds in a row, a rank has applied a round itself (it voted in the second after
+ * it applied the first), so it is no longer joining and serves a slice the rule gives it: a rank counted in one round
+ * only may be a restarted rank still applying its first round, which would not serve in time, so the others would find
+ * it dead and move the slice on while it starts serving later (two servers of one slice: seen in a chaos soak). At the start every
  * rank serves its own slice ({@link Topology}). A server is found dead once it fell silent: a worker waiting for a result
  * (or for its join round) has heard nothing from it for {@link #silenceNs()} although it said HELLO every second, and its
  * vote publication lost its connection (the server's media driver stopped sending status messages, which Aeron notices
@@ -22,8 +26,8 @@ import io.dlion.vote.VoterSet;
  * names that never answers within {@link #silenceNs()}, and serves no other slice this worker reached, is dead too, and
  * the slice moves on by the same rule.
  * <p>
- * <b>A restarted rank serves again.</b> A rank restarted into the running job joins as a new member; once a round counts
- * it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own rank at
+ * <b>A restarted rank serves again.</b> A rank restarted into the running job joins as a new member; once two rounds in a
+ * row count it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own rank at
  * the next move that finds that rank a candidate. So a job survives any number of deaths over its life, as long as the
  * quorum holds at every moment. Should no rank counted in the last round be left (those it did not count were late,
  * or joining), the slice moves to the first rank from the slice not found dead since that round began.
@@ -59,6 +63,11 @@ public final class SliceOwners {
     private final int[] owner;
     /** The voters of the last round applied (every rank before the first). */
     private final boolean[] voted;
+    /**
+     * The voters of the round applied before it (every rank before the second; this rank not, after it restarted or
+     * joined again: it knows it was not counted before its first round, while which other ranks were is not known to it).
+     */
+    private final boolean[] votedBefore;
     /** Per rank: the round awaited when it was found dead ({@link Long#MIN_VALUE}: never; MAX_VALUE: while joining). */
     private final long[] foundDeadIn;
     private long lastApplied = -1;
@@ -90,8 +99,10 @@ public final class SliceOwners {
         this.dead = new boolean[workers];
         this.owner = new int[workers];
         this.voted = new boolean[workers];
+        this.votedBefore = new boolean[workers];
         this.foundDeadIn = new long[workers];
         Arrays.fill(voted, true);
+        Arrays.fill(votedBefore, true);
         Arrays.fill(foundDeadIn, Long.MIN_VALUE);
         for (int s = 0; s < workers; s++) {
             owner[s] = s;
@@ -106,6 +117,7 @@ public final class SliceOwners {
      */
     public SliceOwners joining() {
         joining = true;
+        voted[rank] = false;
         dead[rank] = true;
         owner[rank] = next(rank, rank);
         return this;
@@ -120,6 +132,7 @@ public final class SliceOwners {
      */
     public SliceOwners rejoining() {
         joining = true;
+        voted[rank] = false;
         for (int r = 0; r < workers; r++) {
             dead[r] = r == rank || foundDeadIn[r] != Long.MIN_VALUE;
         }
@@ -160,14 +173,15 @@ public final class SliceOwners {
 
     /**
      * @param r a rank.
-     * @return true when a slice that moves may move to rank r: counted in the last round applied, not found dead since.
+     * @return true when a slice that moves may move to rank r: counted in the last round applied and in the one applied
+     *     before it, not found dead since the last one began.
      */
     public boolean isCandidate(final int r) {
-        return !joining && voted[r] && foundDeadIn[r] < lastApplied;
+        return !joining && voted[r] && votedBefore[r] && foundDeadIn[r] < lastApplied;
     }
 
     /**
-     * This worker applied a round: its voters are the candidates of the next move. The first round a joining worker
+     * This worker applied a round: its voters that the round before counted too are the candidates of the next move. The first round a joining worker
      * applies ends its search: it follows the rule from then on, and serves a slice the rule moves to it.
      *
      * @param round  the round applied.
@@ -176,6 +190,7 @@ public final class SliceOwners {
     public void onApplied(final long round, final VoterSet voters) {
         lastApplied = round;
         for (int r = 0; r < workers; r++) {
+            votedBefore[r] = voted[r];
             voted[r] = voters.contains(r);
             if (foundDeadIn[r] == Long.MAX_VALUE) {
                 foundDeadIn[r] = round; // found dead while joining: a candidate again only once a later round counts it
