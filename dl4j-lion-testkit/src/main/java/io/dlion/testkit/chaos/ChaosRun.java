@@ -48,6 +48,12 @@ public final class ChaosRun {
     private static final String DLION_CLI = "io.dlion.cli.DLionCli";
     private static final Pattern PARAMS = Pattern.compile("model \\S+, (\\d+) parameters");
     private static final long TICK_MS = 20;
+    /**
+     * How long a garbage sprayer may take past its fault's planned end: its JVM starts and connects first (seconds on a
+     * loaded machine, which took whole faults: sprayers stopped at the planned end had sent nothing), then it sends for the
+     * fault's whole duration and exits by itself.
+     */
+    private static final long SPRAYER_START_MS = TimeUnit.SECONDS.toMillis(30);
 
     /** Longest the job may take to apply its first round on every worker. */
     static final long START_BOUND_MS = 300_000;
@@ -122,6 +128,7 @@ public final class ChaosRun {
         final Map<Integer, Long> started = new TreeMap<>();
         final List<Injected> injected = new ArrayList<>();
         final Map<Integer, ChildProcess> byFault = new TreeMap<>();
+        final List<Fault> spraying = new ArrayList<>();
         boolean timedOut = false;
         workers = new ChildProcess[n];
         try {
@@ -149,13 +156,29 @@ public final class ChaosRun {
                             started.put(a.fault.index(), System.currentTimeMillis());
                         }
                     } else if (started.containsKey(a.fault.index())) {
-                        end(a.fault, byFault);
-                        injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), System.currentTimeMillis()));
+                        if (a.fault.kind() == FaultKind.GARBAGE && byFault.get(a.fault.index()).isAlive()) {
+                            spraying.add(a.fault); // its sprayer sends for the fault's duration from when it connected
+                        } else {
+                            end(a.fault, byFault);
+                            injected.add(new Injected(asInjected(a.fault), started.get(a.fault.index()), System.currentTimeMillis()));
+                        }
+                    }
+                }
+                for (final java.util.Iterator<Fault> it = spraying.iterator(); it.hasNext();) {
+                    final Fault f = it.next();
+                    if (!byFault.get(f.index()).isAlive() || now > startWallMs + f.endMs() + SPRAYER_START_MS) {
+                        it.remove();
+                        end(f, byFault);
+                        injected.add(new Injected(asInjected(f), started.get(f.index()), System.currentTimeMillis()));
                     }
                 }
                 Thread.sleep(TICK_MS);
             }
             // faults in force when the job ended: loss off, stopped workers continued, sprayers and strangers stopped
+            for (final Fault f : spraying) {
+                end(f, byFault);
+                injected.add(new Injected(asInjected(f), started.get(f.index()), -1));
+            }
             for (final Action a : actions.subList(next, actions.size())) {
                 if (!a.start && started.containsKey(a.fault.index())) {
                     if (!a.fault.kind().kills()) {
@@ -257,7 +280,7 @@ public final class ChaosRun {
                 final ChildProcess g = start("garbage-" + f.index(), List.of(), List.of("garbage", "--job", Integer.toString(ctx.job), "--workers",
                     Integer.toString(ctx.schedule.workers()), "--params", Long.toString(params()), "--udp", "127.0.0.1:" + (basePort + 2 * slice)
                     + ":" + (basePort + 2 * slice + 1), "--rate", Integer.toString(ctx.garbageRate), "--seed", Long.toString(ctx.schedule.seed() + f.index()),
-                    "--server-has-secret", "--connect-timeout-ms", "5000"), "256m");
+                    "--server-has-secret", "--connect-timeout-ms", "20000", "--duration-s", Long.toString(Math.max(1, f.durationMs() / 1000))), "256m");
                 byFault.put(f.index(), g);
                 log(f, "garbage at slice " + slice + "'s vote port " + (basePort + 2 * slice));
                 return true;
