@@ -40,10 +40,15 @@ public final class PlayedServer implements AutoCloseable {
     private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final AeronRuntime runtime;
+    /** False for a further slice's server on another played server's driver, which that one closes. */
+    private final boolean ownsRuntime;
     private final Subscription votes;
-    private final ExclusivePublication results;
+    private ExclusivePublication results;
     private final int voteStreamId;
     private final int resultStreamId;
+    private final int sliceIndex;
+    private final long fromParam;
+    private final long toParam;
     private final HelloFlyweight helloIn = new HelloFlyweight();
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
 
@@ -55,15 +60,22 @@ public final class PlayedServer implements AutoCloseable {
         }
     }
 
-    private PlayedServer(final int voteStreamId, final int resultStreamId) {
+    private PlayedServer(final AeronRuntime runtime, final int voteStreamId, final int resultStreamId, final int sliceIndex,
+        final long fromParam, final long toParam) {
         this.voteStreamId = voteStreamId;
         this.resultStreamId = resultStreamId;
-        this.runtime = AeronRuntime.launch(new AeronRuntime.Context());
+        this.sliceIndex = sliceIndex;
+        this.fromParam = fromParam;
+        this.toParam = toParam;
+        this.ownsRuntime = runtime == null;
+        this.runtime = ownsRuntime ? AeronRuntime.launch(new AeronRuntime.Context()) : runtime;
         try {
-            this.votes = runtime.aeron().addSubscription(Channels.ipc(), voteStreamId);
-            this.results = runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
+            this.votes = this.runtime.aeron().addSubscription(Channels.ipc(), voteStreamId);
+            this.results = this.runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
         } catch (final RuntimeException ex) {
-            CloseHelper.quietClose(runtime);
+            if (ownsRuntime) {
+                CloseHelper.quietClose(this.runtime);
+            }
             throw ex;
         }
     }
@@ -76,7 +88,30 @@ public final class PlayedServer implements AutoCloseable {
      * @return the played server.
      */
     public static PlayedServer launch(final int voteStreamId, final int resultStreamId) {
-        return new PlayedServer(voteStreamId, resultStreamId);
+        return new PlayedServer(null, voteStreamId, resultStreamId, 0, 0, -1);
+    }
+
+    /**
+     * The server of a further slice, played on this one's driver (closed with this one, not with the further slice's).
+     *
+     * @param slice          the further slice's index.
+     * @param fromParam      its first parameter, a multiple of 64.
+     * @param toParam        its end (exclusive), or -1 for the last parameter.
+     * @param voteStreamId   its vote stream.
+     * @param resultStreamId its result stream.
+     * @return the further slice's played server.
+     */
+    public PlayedServer slice(final int slice, final long fromParam, final long toParam, final int voteStreamId, final int resultStreamId) {
+        return new PlayedServer(runtime, voteStreamId, resultStreamId, slice, fromParam, toParam);
+    }
+
+    /**
+     * The server restarts: its result publication closes and a new one (a new session, as a fresh server's) takes its
+     * place on the same stream; the worker must prove it again by a HELLO.
+     */
+    public void restart() {
+        CloseHelper.close(results);
+        results = runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
     }
 
     /** @return the Aeron client the worker's exchange is made with. */
@@ -84,9 +119,9 @@ public final class PlayedServer implements AutoCloseable {
         return runtime.aeron();
     }
 
-    /** @return the one slice, covering every parameter, on this server's streams. */
+    /** @return this server's slice (the one covering every parameter, unless made by {@link #slice(int, long, long, int, int)}). */
     public SliceEndpoint slice() {
-        return new SliceEndpoint(0, 0, -1, Channels.ipc(), voteStreamId, Channels.ipc(), resultStreamId);
+        return new SliceEndpoint(sliceIndex, fromParam, toParam, Channels.ipc(), voteStreamId, Channels.ipc(), resultStreamId);
     }
 
     /** @return the server's vote subscription. */
@@ -177,7 +212,14 @@ public final class PlayedServer implements AutoCloseable {
         final ExecutorService connecting = Executors.newSingleThreadExecutor();
         try {
             final Future<T> connected = connecting.submit(connect);
-            handshake.accept(takeHello());
+            try {
+                handshake.accept(takeHello());
+            } catch (final IllegalStateException ex) {
+                if (connected.isDone()) {
+                    connected.get(); // the worker failed before it said HELLO: its exception says why
+                }
+                throw ex;
+            }
             return connected.get(10, TimeUnit.SECONDS);
         } finally {
             connecting.shutdownNow();
@@ -196,6 +238,9 @@ public final class PlayedServer implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(results, votes, runtime);
+        CloseHelper.closeAll(results, votes);
+        if (ownsRuntime) {
+            CloseHelper.close(runtime);
+        }
     }
 }
