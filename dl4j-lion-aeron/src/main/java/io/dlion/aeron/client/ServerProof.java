@@ -73,6 +73,10 @@ final class ServerProof {
     private final int[] unprovenSession = new int[TRACKED_IMAGES];
     private final long[] unprovenSinceNs = new long[TRACKED_IMAGES];
     private final boolean[] unprovenRefused = new boolean[TRACKED_IMAGES];
+    /** {@link #checkImage} for every image of one read of the subscription's images, made once (no allocation per pass). */
+    private final java.util.function.Consumer<Image> checkImage = this::checkImage;
+    private long checkNowNs;
+    private int refused;
     private int unprovenCount;
     private boolean proven;
     /** Set when the slice moved to another server ({@link #serverMoved}): the round is sent again once that server proves itself. */
@@ -265,19 +269,24 @@ final class ServerProof {
                 work++;
             }
         }
-        for (int i = 0, images = subscription.imageCount(); i < images; i++) {
-            final Image image = subscription.imageAtIndex(i);
-            final int sessionId = image.sessionId();
-            if (isServer(sessionId)) {
-                continue;
-            }
-            final int t = track(sessionId, nowNs);
-            if (t < 0 || (!unprovenRefused[t] && nowNs - unprovenSinceNs[t] >= UNPROVEN_IMAGE_TIMEOUT_NS)) {
-                refuse(image, t);
-                work++;
-            }
+        // one read of the image list: the client's conductor thread replaces it when an image comes or goes, so a count
+        // read first and an index read after it can disagree (a chaos soak's worker failed on imageAtIndex that way)
+        checkNowNs = nowNs;
+        refused = 0;
+        subscription.forEachImage(checkImage);
+        return work + refused;
+    }
+
+    private void checkImage(final Image image) {
+        final int sessionId = image.sessionId();
+        if (isServer(sessionId)) {
+            return;
         }
-        return work;
+        final int t = track(sessionId, checkNowNs);
+        if (t < 0 || (!unprovenRefused[t] && checkNowNs - unprovenSinceNs[t] >= UNPROVEN_IMAGE_TIMEOUT_NS)) {
+            refuse(image, t);
+            refused++;
+        }
     }
 
     private boolean hasUnprovenImages() {
