@@ -15,8 +15,8 @@ import io.dlion.vote.VoterSet;
  * the last round began. Counted in two rounds in a row, a rank has applied a round itself (it voted in the second after
  * it applied the first), so it is no longer joining and serves a slice the rule gives it: a rank counted in one round
  * only may be a restarted rank still applying its first round, which would not serve in time, so the others would find
- * it dead and move the slice on while it starts serving later (two servers of one slice: seen in a chaos soak). At the start every
- * rank serves its own slice ({@link Topology}). A server is found dead once it fell silent: a worker waiting for a result
+ * it dead and move the slice on while it starts serving later (two servers of one slice: seen in a chaos soak). At the
+ * start every rank serves its own slice ({@link Topology}). A server is found dead once it fell silent: a worker waiting for a result
  * (or for its join round) has heard nothing from it for {@link #silenceNs()} although it said HELLO every second, and its
  * vote publication lost its connection (the server's media driver stopped sending status messages, which Aeron notices
  * after its publication connection timeout, 5 s): the rank's process is gone, not merely slow. Every slice the dead rank
@@ -27,8 +27,8 @@ import io.dlion.vote.VoterSet;
  * the slice moves on by the same rule.
  * <p>
  * <b>A restarted rank serves again.</b> A rank restarted into the running job joins as a new member; once two rounds in a
- * row count it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own rank at
- * the next move that finds that rank a candidate. So a job survives any number of deaths over its life, as long as the
+ * row count it, it is a candidate again, so a later move can give it a slice, its own first: a slice goes back to its own
+ * rank at the next move that finds that rank a candidate. So a job survives any number of deaths over its life, as long as the
  * quorum holds at every moment. Should no rank counted in the last round be left (those it did not count were late,
  * or joining), the slice moves to the first rank from the slice not found dead since that round began.
  * <p>
@@ -181,8 +181,9 @@ public final class SliceOwners {
     }
 
     /**
-     * This worker applied a round: its voters that the round before counted too are the candidates of the next move. The first round a joining worker
-     * applies ends its search: it follows the rule from then on, and serves a slice the rule moves to it.
+     * This worker applied a round: its voters that the round before counted too are the candidates of the next move. The
+     * first round a joining worker applies ends its search: it follows the rule from then on, and serves a slice the rule
+     * moves to it.
      *
      * @param round  the round applied.
      * @param voters the workers its result counts.
