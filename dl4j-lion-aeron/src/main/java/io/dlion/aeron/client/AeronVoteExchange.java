@@ -311,10 +311,15 @@ public final class AeronVoteExchange implements VoteExchange {
         return moved;
     }
 
-    /** @return true when a slice server of rank r has proven itself to this worker and is not silent. */
+    /**
+     * @return true when a slice server of rank r has proven itself to this worker and is still reachable (the vote
+     *     publication to it connected). A proven server is no evidence by itself: a slice whose result of the open round
+     *     this worker holds is not awaited, so its dead server is never found silent, and counting it alive kept a chaos
+     *     soak's job waiting forever for the same rank to take over another slice.
+     */
     private boolean isAlive(final int r) {
         for (final SliceLink link : loop.links()) {
-            if (link.connected() && sliceOwner[link.index()] == r) {
+            if (sliceOwner[link.index()] == r && link.serverReachable()) {
                 return true;
             }
         }

@@ -178,6 +178,14 @@ final class SliceLink implements AutoCloseable {
         return awaitingServer() && proof.silentFor(now, silenceNs) && !publication.isConnected();
     }
 
+    /**
+     * @return true while the slice's server has proven itself and this worker's vote publication to it is connected: its
+     *     media driver still answers, whether or not this worker awaits anything of the slice now.
+     */
+    boolean serverReachable() {
+        return proof.isProven() && publication.isConnected();
+    }
+
     /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */
     int serverRank() {
         return proof.serverRank();
