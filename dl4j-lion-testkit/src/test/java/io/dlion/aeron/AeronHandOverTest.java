@@ -139,6 +139,26 @@ class AeronHandOverTest {
     }
 
     /**
+     * A donor that died after it was named never begins the hand-over: the joining worker gives up after the begin timeout,
+     * not after the whole timeout, so that its job joins again with a live donor (a chaos soak's joiner waited two minutes
+     * for a donor killed after it was named, and held the job's results back meanwhile).
+     */
+    @Test
+    void shouldGiveUpWhenNoHandOverBeginsWithinTheBeginTimeout() throws Exception {
+        final MultiLayerNetwork net = net();
+        try (LocalAeronJob job = job(net);
+             AeronHandOver joiner = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(2).run(RUN)
+                 .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()).join(true).beginTimeoutMs(500))) {
+            final long start = System.nanoTime();
+            final java.util.concurrent.TimeoutException ex = assertThrows(java.util.concurrent.TimeoutException.class,
+                () -> joiner.take(new JoinNotice(2, 12, 0), 60_000, () -> { }));
+            final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(ex.getMessage().contains("did not begin within 500 ms") && ex.getMessage().contains("no hand-over began"), ex.getMessage());
+            assertTrue(waitedMs >= 500 && waitedMs < 30_000, "gave up after the begin timeout, not the 60 s one: " + waitedMs + " ms");
+        }
+    }
+
+    /**
      * Two workers restarted together: one is handed the parameters while the other still waits for its own join, its
      * subscription to the relay open (it must not miss its own begin frame later). The relay's publication waits for its
      * slowest subscriber, so the waiting worker's hand-over drains the other's frames as the exchange pumps it; before, its

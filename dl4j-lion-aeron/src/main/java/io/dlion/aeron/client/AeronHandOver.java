@@ -206,6 +206,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         private int streamId;
         private boolean join;
         private long timeoutMs = TIMEOUT_MS_DEFAULT;
+        private long beginTimeoutMs = BEGIN_TIMEOUT_MS_DEFAULT;
         private int framesPerCycle = FRAMES_PER_CYCLE_DEFAULT;
         private int fragmentLimit = Configuration.fragmentLimit();
         private long maxBytes = MAX_BYTES_DEFAULT;
@@ -214,6 +215,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
         /** Default of {@link #timeoutMs(long)}: two minutes. */
         public static final long TIMEOUT_MS_DEFAULT = 120_000;
+        /** Default of {@link #beginTimeoutMs(long)}: 30 seconds. */
+        public static final long BEGIN_TIMEOUT_MS_DEFAULT = 30_000;
         /** Default of {@link #framesPerCycle(int)}: 16 frames (128 KiB at mtu 8k) per call. */
         public static final int FRAMES_PER_CYCLE_DEFAULT = 16;
         /** Default of {@link #maxBytes(long)}: 64 GiB. */
@@ -258,6 +261,9 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             }
             if (timeoutMs <= 0) {
                 throw new IllegalArgumentException("timeoutMs must be > 0, got " + timeoutMs);
+            }
+            if (beginTimeoutMs <= 0) {
+                throw new IllegalArgumentException("beginTimeoutMs must be > 0, got " + beginTimeoutMs);
             }
             if (framesPerCycle < 1) {
                 throw new IllegalArgumentException("framesPerCycle must be >= 1, got " + framesPerCycle);
@@ -423,6 +429,25 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
         public long timeoutMs() {
             return timeoutMs;
+        }
+
+        /**
+         * @param beginTimeoutMs how long a joining worker waits for its donor's hand-over to begin before {@link #take} gives
+         *                       up, so that its job joins again (with a new first round and a live donor): a donor begins
+         *                       at the start of the joining worker's first round, a couple of rounds after the join, and a
+         *                       donor that died meanwhile never does. Meanwhile the joining worker keeps the results of its
+         *                       first round on, unread, which after some rounds holds back every worker's results (the
+         *                       result stream waits for its slowest receiver). A chaos soak's joiner waited the whole
+         *                       two-minute timeout for a donor killed after it was named, and the job stalled with it.
+         * @return this for a fluent API.
+         */
+        public Context beginTimeoutMs(final long beginTimeoutMs) {
+            this.beginTimeoutMs = beginTimeoutMs;
+            return this;
+        }
+
+        public long beginTimeoutMs() {
+            return beginTimeoutMs;
         }
 
         /**

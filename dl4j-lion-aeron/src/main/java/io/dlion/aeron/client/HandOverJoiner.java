@@ -109,7 +109,9 @@ final class HandOverJoiner implements AutoCloseable {
         subscribe();
         final Incoming in = new Incoming(notice);
         final FragmentHandler handler = in::onFragment;
-        final long deadline = ctx.nanoClock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final long startNs = ctx.nanoClock().nanoTime();
+        final long deadline = startNs + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        final long beginDeadline = startNs + TimeUnit.MILLISECONDS.toNanos(ctx.beginTimeoutMs());
         final IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
         try {
             while (!in.done()) {
@@ -119,6 +121,10 @@ final class HandOverJoiner implements AutoCloseable {
                 }
                 if (in.done()) {
                     break;
+                }
+                if (!in.begun && ctx.nanoClock().nanoTime() - beginDeadline > 0) {
+                    throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
+                        + notice.round() + " did not begin within " + ctx.beginTimeoutMs() + " ms: " + in.progress());
                 }
                 if (ctx.nanoClock().nanoTime() - deadline > 0) {
                     throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
