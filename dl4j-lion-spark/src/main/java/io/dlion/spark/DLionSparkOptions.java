@@ -3,6 +3,7 @@ package io.dlion.spark;
 import java.io.Serializable;
 import java.util.Objects;
 
+import io.dlion.aeron.Configuration;
 import io.dlion.aeron.Topology;
 import io.dlion.dist.DLion;
 import io.dlion.dist.LocalSteps;
@@ -29,7 +30,7 @@ public final class DLionSparkOptions implements Serializable {
      * Default server deadline of a round: after it the servers go on with the tasks that voted (at least
      * {@link #minVoters(int)}), or abort the round and the stage fails.
      */
-    public static final long SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT = 30_000;
+    public static final long SERVER_ROUND_TIMEOUT_MILLIS_DEFAULT = Configuration.ROUND_TIMEOUT_MS_DEFAULT;
     /** Default of {@link #rejoinAttempts(int)}: the job's ({@link DLionJob.Builder#REJOIN_ATTEMPTS_DEFAULT}). */
     public static final int REJOIN_ATTEMPTS_DEFAULT = DLionJob.Builder.REJOIN_ATTEMPTS_DEFAULT;
     /** The most tasks (workers) one job can have: the wire's worker ids and voter sets take 1,024 workers. */

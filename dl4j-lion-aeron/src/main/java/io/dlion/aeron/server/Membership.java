@@ -156,7 +156,8 @@ final class Membership {
         if (isRepeat(hello, worker, sessionId)) {
             return null;
         }
-        if (!isBound(worker, sessionId)) {
+        final boolean newSession = !isBound(worker, sessionId);
+        if (newSession) {
             counters.workersJoined().incrementPlain();
         }
         sessionOf[worker] = sessionId;
@@ -170,6 +171,13 @@ final class Membership {
             active.add(worker);
             if (!roundCompleted) {
                 resyncLaggards(latestRound);
+            } else if (newSession && hello.round() < latestRound) {
+                // a session new to this server names a round whose result went out before it was a destination: it will
+                // never get that result (a lagging worker that reached a slice's new server after that server went on
+                // without it, found by a chaos soak: it waited for the result while its unread results of the other
+                // slices held every worker back), so it is told to rejoin
+                counters.laggardsResynced().incrementPlain();
+                announceJoin(worker, latestRound);
             }
         }
         return null;

@@ -184,6 +184,26 @@ class MembershipTest {
         assertEquals(0, membership.announced().word(0), "no resync once a round completed");
     }
 
+    /**
+     * A server that has completed rounds (up to round 9, round 10 open) hears a worker on a session new to it naming round 8:
+     * round 8's result went out before that worker was a destination, so it is told to rejoin. The same session's repeat,
+     * and a new session naming the open round, are not.
+     */
+    @Test
+    void shouldTellAWorkerNewToAServerThatNamesARoundItWentOnFromToRejoin() {
+        final Membership membership = membership(null);
+        assertNull(hello(membership, 0, 10, 100, null, 0, 10, true));
+        assertNull(hello(membership, 1, 10, 101, null, 0, 10, true));
+        assertEquals(0, membership.announced().word(0), "sessions new to the server, naming the open round");
+        assertNull(hello(membership, 2, 8, 102, null, 0, 10, true));
+        assertEquals(0b100, membership.announced().word(0), "worker 2 missed rounds 8 and 9 of this server");
+        assertEquals(12, membership.joinRound(2), "round 10 opened: 10 + 2");
+        assertEquals(0, membership.joinDonor(2));
+        assertEquals(1, counters.laggardsResynced().get());
+        assertNull(hello(membership, 1, 10, 101, null, 1, 10, true));
+        assertEquals(0, membership.announced().word(0), "a repeat of a bound session changes nothing");
+    }
+
     @Test
     void shouldDropWorkersAtADeadlineAndWaitForThemAgainWhenTheyVoteInTime() {
         final Membership membership = membership(null);
