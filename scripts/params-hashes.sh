@@ -43,10 +43,11 @@ cpu_model() {
     fi
 }
 
-build() { # tree: package the CLI and what it needs, and mark ./dlion's classpath fresh so that it does not build again
+build() { # tree: package every module (the recorded commit's CLI may live in another one), and mark each module's
+          # classpath file fresh, so that the tree's ./dlion runs what was packaged here and does not build (install) again
     local tree="$1"
-    (cd "$tree" && mvn -B -ntp -q package -DskipTests -pl dl4j-lion-cli -am)
-    touch "$tree/dl4j-lion-cli/target/classpath.txt"
+    (cd "$tree" && mvn -B -ntp -q package -DskipTests)
+    find "$tree" -path '*/target/classpath.txt' -exec touch {} +
 }
 
 hashes() { # name, log, file: one line "name worker=I HEX" per worker

@@ -28,7 +28,8 @@ import org.agrona.CloseHelper;
  * {@link Topology#sliceBounds}'s.
  * <ul>
  *   <li><b>The star</b>, and <b>the sharded topology over IPC</b>: the job launches the S servers itself, on one agent
- *       thread ({@link AggregationServers}), and gives every worker their fixed endpoints. Their slices never move.</li>
+ *       thread ({@link AggregationServers}), and gives every worker their fixed endpoints. Their slices never move: a
+ *       {@link Topology} places a slice's server by host and port, which IPC has not.</li>
  *   <li><b>The sharded topology over UDP</b> is a sharded job as its worker processes run it: the job picks the
  *       {@link #topology() Topology} (every rank on 127.0.0.1, two free ports per slice) and gives each worker's exchange
  *       that topology and its rank ({@link AeronVoteExchange.Context#topology(Topology)}). The exchange serves its own
