@@ -11,6 +11,11 @@
 # Bit-identical across machines is not promised for every run (docs/architecture.md, "What is bit-identical"): on a
 # CPU other than the recorded one, the reference is recomputed here from the recorded commit (a git worktree of it,
 # built and run with the same commands), and the current hashes are compared with that; the script says so.
+# Both trees are built with `mvn package` (never install: the local repository is not touched).
+# Environment:
+#   DLION_HASH_PORT   vote port of the server run (default 40923; it and the next port must be free)
+#   DLION_CPU_MODEL   the CPU model this machine is taken to be, compared with the recorded one and written by --record
+#                     (default: /proc/cpuinfo's model name); another name takes the other-CPU path here, to check it
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -31,7 +36,18 @@ trap cleanup EXIT
 COMMON=(--model mlp --epochs 1 --batch 60 --seed 7 --train-limit 2400 --test-limit 200)
 
 cpu_model() {
-    grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'
+    if [ -n "${DLION_CPU_MODEL:-}" ]; then
+        echo "$DLION_CPU_MODEL"
+    else
+        grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'
+    fi
+}
+
+build() { # tree: package every module (the recorded commit's CLI may live in another one), and mark each module's
+          # classpath file fresh, so that the tree's ./dlion runs what was packaged here and does not build (install) again
+    local tree="$1"
+    (cd "$tree" && mvn -B -ntp -q package -DskipTests)
+    find "$tree" -path '*/target/classpath.txt' -exec touch {} +
 }
 
 hashes() { # name, log, file: one line "name worker=I HEX" per worker
@@ -70,6 +86,7 @@ run_all() { # tree (whose ./dlion builds and runs), output directory, hashes fil
 }
 
 ACTUAL="$OUT/actual.txt"
+build "$ROOT"
 run_all "$ROOT" "$OUT/current" "$ACTUAL"
 
 if [ "$MODE" = "--record" ]; then
@@ -87,6 +104,7 @@ if [ -n "$RECORDED_CPU" ] && [ "$RECORDED_CPU" != "$(cpu_model)" ]; then
     echo "params-sha256: recomputing the reference from the recorded commit $RECORDED_COMMIT on this CPU ..."
     REF_TREE="$OUT/reference-tree"
     git -C "$ROOT" worktree add --detach "$REF_TREE" "$RECORDED_COMMIT" > /dev/null
+    build "$REF_TREE"
     REFERENCE="$OUT/reference.txt"
     run_all "$REF_TREE" "$OUT/reference" "$REFERENCE"
 fi

@@ -1,5 +1,6 @@
 package io.dlion.aeron;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,23 +15,41 @@ import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.server.AggregationServer;
 import io.dlion.aeron.server.AggregationServers;
 import io.dlion.aeron.server.ServerCounters;
+import io.dlion.aeron.server.SliceServers;
 import io.dlion.exchange.VoteExchange;
 import org.agrona.CloseHelper;
 
 /**
  * A whole Distributed Lion job in one JVM over a real Aeron media driver, for examples, demos and tests: the
- * media driver (embedded by default), the aggregation server(s) of {@link Context#slices(int) S} slices on one
- * agent thread ({@link AggregationServers}), and one {@link AeronVoteExchange} per worker, over {@link Transport#IPC IPC} or
- * {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here). The {@link Context#topology(String) topology}
- * is {@link Topology}'s: the star (S servers, one by default) or sharded (one slice server per worker, S = N, with
- * {@link Topology#chunkWords(long, int, int)}'s chunk size); slices are {@link Topology#sliceBounds}'s. Every stream
- * has the term length of {@link Channels#termLength(int)} for the streams of its topology's busiest link, so the
- * driver's log buffers grow with the streams (N² in the sharded topology, at 192 KiB each from N = 16 on), not with
+ * media driver (embedded by default), the aggregation server(s) and one {@link AeronVoteExchange} per worker, over
+ * {@link Transport#IPC IPC} or {@link Transport#UDP UDP} on 127.0.0.1 (free ports are picked here). The
+ * {@link Context#topology(Topology.Kind) topology} is {@link Topology}'s: the star (S servers, one by default) or sharded
+ * (one slice server per worker, S = N, with {@link Topology#chunkWords(long, int, int)}'s chunk size); slices are
+ * {@link Topology#sliceBounds}'s.
+ * <ul>
+ *   <li><b>The star</b>, and <b>the sharded topology over IPC</b>: the job launches the S servers itself, on one agent
+ *       thread ({@link AggregationServers}), and gives every worker their fixed endpoints. Their slices never move: a
+ *       {@link Topology} places a slice's server by host and port, which IPC has not.</li>
+ *   <li><b>The sharded topology over UDP</b> is a sharded job as its worker processes run it: the job picks the
+ *       {@link #topology() Topology} (every rank on 127.0.0.1, two free ports per slice) and gives each worker's exchange
+ *       that topology and its rank ({@link AeronVoteExchange.Context#topology(Topology)}). The exchange serves its own
+ *       slice ({@link SliceServers}; its own slice reached by IPC, {@link Topology#servedHere}), takes over a dead rank's
+ *       slice, and closes its servers with itself: the code path of a worker process, with no server of the job's own.
+ *       {@link #rejoin(int)} is then a rank's death and restart: the old exchange closes with its slice servers, the
+ *       others find the server silent and move the slice to the next live rank ({@link SliceOwners}), and the new
+ *       exchange joins. {@link #server(int)} is the server that serves a slice now, and {@link #servingRank(int)} the rank
+ *       whose exchange runs it. Stream ids are then the {@link Configuration} defaults on every slice's own ports
+ *       ({@link Context#streamIdBase(int)} is not used).</li>
+ * </ul>
+ * Every stream has the term length of {@link Channels#termLength(int)} for the streams of its topology's busiest link, so
+ * the driver's log buffers grow with the streams (N² in the sharded topology, at 192 KiB each from N = 16 on), not with
  * Aeron's default IPC term of 64 MiB.
  * <p>
  * Call order: {@link #launch(Context)} → {@link #exchange(int)} once per worker, from the thread that will use
- * it (creation may run on N threads at once; it returns once the worker is connected) → {@code submit/await}
- * per round on that thread → {@link #close()}, which closes the exchanges, the servers, the client and the
+ * it (creation may run on N threads at once; it returns once the worker is connected, and when the workers serve the
+ * slices it waits for every other worker's slice server, so their exchanges are created at once) → {@code submit/await}
+ * per round on that thread → {@link #close()}, once every worker is done with its rounds, which closes the exchanges (and
+ * the slice servers they run, at once: no worker is left to read their results), the job's servers, the client and the
  * driver, in that order.
  * <pre>{@code
  * try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
@@ -53,28 +72,51 @@ public final class LocalAeronJob implements AutoCloseable {
 
     private final Context ctx;
     private final AeronRuntime runtime;
-    private final List<AggregationServer> servers;
+    /** The job's own servers' thread; null when the workers serve the slices ({@link #topology}). */
     private final AggregationServers serverThread;
+    /** The sharded layout the workers serve over UDP; null when the job runs the servers. */
+    private final Topology topology;
     private final List<SliceEndpoint> slices;
+    /** The server of each slice now: the job's, or the one a worker's exchange runs (null while none does). */
+    private final AtomicReferenceArray<AggregationServer> serving;
     private final AtomicReferenceArray<AeronVoteExchange> exchanges;
     private final AtomicIntegerArray claimed;
     private final AtomicReference<Throwable> serverError;
+    /** Keeps {@link #serving} up to date as the workers' exchanges start and close slice servers. */
+    private final SliceServers.Listener servingListener = new SliceServers.Listener() {
+        @Override
+        public void onServing(final AggregationServer server, final boolean takenOver) {
+            serving.set(server.context().slice(), server);
+        }
+
+        @Override
+        public void onClosing(final AggregationServer server) {
+            serving.compareAndSet(server.context().slice(), server, null);
+        }
+    };
     private volatile boolean closed;
 
-    private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final AggregationServers serverThread,
+    private LocalAeronJob(final Context ctx, final AeronRuntime runtime, final AggregationServers serverThread, final Topology topology,
         final List<SliceEndpoint> slices, final AtomicReference<Throwable> serverError) {
         this.serverError = serverError;
         this.ctx = ctx;
         this.runtime = runtime;
-        this.servers = serverThread.servers();
         this.serverThread = serverThread;
+        this.topology = topology;
         this.slices = slices;
+        this.serving = new AtomicReferenceArray<>(ctx.slices);
+        if (serverThread != null) {
+            for (int s = 0; s < ctx.slices; s++) {
+                serving.set(s, serverThread.servers().get(s));
+            }
+        }
         this.exchanges = new AtomicReferenceArray<>(ctx.workers);
         this.claimed = new AtomicIntegerArray(ctx.workers);
     }
 
     /**
-     * Start the driver (unless an existing one is used), the servers and their agent thread.
+     * Start the driver (unless an existing one is used), and the servers and their agent thread unless the workers
+     * serve the slices (the sharded topology over UDP: there the job only picks the {@link #topology()}).
      *
      * @param ctx configuration, concluded here.
      * @return the running job; close it to stop everything.
@@ -85,6 +127,13 @@ public final class LocalAeronJob implements AutoCloseable {
         try {
             runtime = AeronRuntime.launch(new AeronRuntime.Context()
                 .embeddedDriver(ctx.embeddedDriver).aeronDirectoryName(ctx.aeronDirectoryName));
+            if (ctx.workersServe()) {
+                // the slice servers bind every address of the host, as a worker process's do: the ports must be free there
+                final Topology topology = Topology.sharded(Collections.nCopies(ctx.workers, LOOPBACK),
+                    Channels.freeUdpPorts(new InetSocketAddress(0).getAddress(), 2 * ctx.workers));
+                return new LocalAeronJob(ctx, runtime, null, topology,
+                    topology.endpoints(ctx.paramCount, ctx.chunkWords, ctx.workers, LOOPBACK), new AtomicReference<>());
+            }
             final List<AggregationServer.Context> contexts = new ArrayList<>();
             final List<SliceEndpoint> endpoints = new ArrayList<>();
             final long[] bounds = Topology.sliceBounds(ctx.paramCount, ctx.slices, ctx.chunkWords);
@@ -119,7 +168,7 @@ public final class LocalAeronJob implements AutoCloseable {
                 endpoints.add(new SliceEndpoint(s, bounds[s], to == ctx.paramCount ? -1 : to, serverVotes, voteStream, workerResults,
                     resultStream));
             }
-            return new LocalAeronJob(ctx, runtime, AggregationServers.launch(contexts), Collections.unmodifiableList(endpoints), error);
+            return new LocalAeronJob(ctx, runtime, AggregationServers.launch(contexts), null, Collections.unmodifiableList(endpoints), error);
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(runtime);
             throw ex;
@@ -154,7 +203,10 @@ public final class LocalAeronJob implements AutoCloseable {
     /**
      * Restart worker {@code workerId} in the running job: its current exchange is closed (as if its process had died)
      * and a new one joins the job without parameters ({@link AeronVoteExchange.Context#join(boolean)}): call
-     * {@link AeronVoteExchange#awaitJoin(long)} on it to learn its first round and donor.
+     * {@link AeronVoteExchange#awaitJoin(long)} on it to learn its first round and donor. When the workers serve the
+     * slices ({@link #topology()}), the old exchange's slice servers close with it, at once, as a dead process's do; the
+     * other workers find them silent and move their slices to the next live rank, and the new exchange finds every
+     * slice's server wherever it is now, and serves no slice until a later move gives it one.
      *
      * @param workerId in [0, workers), which has an exchange.
      * @return the worker's new exchange; the job closes it on {@link #close()}.
@@ -186,10 +238,19 @@ public final class LocalAeronJob implements AutoCloseable {
         }
         final AeronVoteExchange exchange;
         try {
-            exchange = new AeronVoteExchange(new AeronVoteExchange.Context()
+            final AeronVoteExchange.Context exchangeCtx = new AeronVoteExchange.Context()
                 .aeron(runtime.aeron()).jobId(ctx.jobId).workerId(workerId).workers(ctx.workers).paramCount(ctx.paramCount)
-                .rule(ctx.rule).slices(slices).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
-                .frameMac(ctx.frameMac()).firstRound(firstRound).join(join));
+                .rule(ctx.rule).chunkWords(ctx.chunkWords).connectTimeoutNs(ctx.connectTimeoutNs).secret(ctx.secret())
+                .frameMac(ctx.frameMac()).firstRound(firstRound).join(join);
+            if (topology != null) {
+                // the worker process's path: this rank serves its slice (reached by IPC) and takes over a dead rank's
+                exchangeCtx.topology(topology).sliceServers(new SliceServers.Context()
+                    .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters).windowChunks(ctx.windowChunks)
+                    .lingerNs(0).listener(servingListener).errorHandler(ex -> serverError.compareAndSet(null, ex)));
+            } else {
+                exchangeCtx.slices(slices);
+            }
+            exchange = new AeronVoteExchange(exchangeCtx);
         } catch (final RuntimeException ex) {
             claimed.set(workerId, 0);
             throw ex;
@@ -210,28 +271,63 @@ public final class LocalAeronJob implements AutoCloseable {
     /**
      * @param slice index of a slice.
      * @return the channel its server publishes results on (for UDP, the port its workers' status messages go to).
+     * @throws IllegalStateException when no server serves the slice now.
      */
     public String resultChannel(final int slice) {
-        return servers.get(slice).context().resultChannel();
+        return servingNow(slice).context().resultChannel();
     }
 
     /**
      * @param slice index in [0, slices).
-     * @return the counters of that slice's server.
+     * @return the counters of that slice's server now (when the workers serve the slices, a server taken over counts
+     *     from its start).
+     * @throws IllegalStateException when no server serves the slice now.
      */
     public ServerCounters serverCounters(final int slice) {
-        return servers.get(slice).counters();
+        return servingNow(slice).counters();
     }
 
     /**
      * @param slice index in [0, slices).
-     * @return that slice's server (its agent runs on the job's thread: read only its counters from elsewhere).
+     * @return that slice's server now (its agent runs on a thread of its own or the job's: read only its counters from
+     *     elsewhere); null while no server serves it (a dead rank's slice not yet taken over, or a worker not yet
+     *     connected, when the workers serve the slices).
      */
     public AggregationServer server(final int slice) {
-        return servers.get(slice);
+        return serving.get(slice);
     }
 
-    /** @return the workers' view of every slice: parameter slices and channels, in order. */
+    /**
+     * @param slice index in [0, slices).
+     * @return the rank whose exchange serves the slice now ({@link #topology()}), or -1 for a server of the job's own, or
+     *     while none serves it.
+     */
+    public int servingRank(final int slice) {
+        final AggregationServer server = serving.get(slice);
+        return server == null ? -1 : server.context().servingRank();
+    }
+
+    private AggregationServer servingNow(final int slice) {
+        final AggregationServer server = serving.get(slice);
+        if (server == null) {
+            throw new IllegalStateException("no server serves slice " + slice + " now");
+        }
+        return server;
+    }
+
+    /**
+     * @return the sharded layout whose slices the workers' exchanges serve (the sharded topology over UDP), for an
+     *     exchange built by hand ({@link AeronVoteExchange.Context#topology(Topology)}); null when the job runs the
+     *     servers.
+     */
+    public Topology topology() {
+        return topology;
+    }
+
+    /**
+     * @return the workers' view of every slice: parameter slices and channels, in order (with {@link #topology()}, its
+     *     endpoints over UDP, as a rank that does not serve the slice reaches it).
+     */
     public List<SliceEndpoint> slices() {
         return slices;
     }
@@ -368,7 +464,9 @@ public final class LocalAeronJob implements AutoCloseable {
 
         /**
          * @param topology {@link Topology.Kind#STAR} (default: {@link #slices(int)} servers, one unless set) or
-         *                 {@link Topology.Kind#SHARDED} (a slice server per worker, S = N).
+         *                 {@link Topology.Kind#SHARDED} (a slice server per worker, S = N: over UDP each worker's exchange
+         *                 serves its slice and takes over a dead rank's, {@link #workersServe()}; over IPC the job launches
+         *                 them and they never move).
          * @return this for a fluent API.
          */
         public Context topology(final Topology.Kind topology) {
@@ -421,7 +519,9 @@ public final class LocalAeronJob implements AutoCloseable {
 
         /**
          * @param streamIdBase vote stream of slice 0; slice s uses {@code base + 2s} for votes and {@code base + 2s + 1}
-         *                     for results (change it to run two jobs on one driver).
+         *                     for results (change it to run two jobs on one driver). Not used when the workers serve the
+         *                     slices ({@link #workersServe()}): their servers use the {@link Configuration} streams, each
+         *                     slice on ports of its own.
          * @return this for a fluent API.
          */
         public Context streamIdBase(final int streamIdBase) {
@@ -436,10 +536,22 @@ public final class LocalAeronJob implements AutoCloseable {
         /**
          * @return the hand-over stream of slice 0's server: its vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET},
          *     or past every slice's vote and result streams when there are more than that many (it relays on the next id;
-         *     slice s's server uses this + 2s).
+         *     slice s's server uses this + 2s). When the workers serve the slices, the servers' default: the
+         *     {@link Configuration} vote stream + {@link Configuration#HANDOVER_STREAM_OFFSET}.
          */
         public int handOverStreamId() {
+            if (workersServe()) {
+                return Configuration.VOTE_STREAM_ID_DEFAULT + Configuration.HANDOVER_STREAM_OFFSET;
+            }
             return streamIdBase + Math.max(Configuration.HANDOVER_STREAM_OFFSET, 2 * slices);
+        }
+
+        /**
+         * @return true for the sharded topology over UDP, where every worker's exchange serves its slice and takes over a
+         *     dead rank's; false where the job launches the servers.
+         */
+        public boolean workersServe() {
+            return topology == Topology.Kind.SHARDED && transport == Transport.UDP;
         }
 
         /**

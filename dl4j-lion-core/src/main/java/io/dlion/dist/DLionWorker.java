@@ -262,6 +262,7 @@ final class DLionWorker {
      * Pack the signs of {@code c}, submit them for this round and wait (bounded) for the result; with a {@code target},
      * add {@code lr_block * Delta} into it part by part as the result's parts arrive.
      */
+    @SuppressWarnings("try") // the scope is the resource: arrays made inside it live outside every workspace
     private void exchange(final INDArray c, final INDArray target) {
         final long start = System.nanoTime();
         final RoundTimes times = stats.times();
@@ -364,6 +365,7 @@ final class DLionWorker {
      * The outer step after H local steps: vote on the pseudo-gradient with the outer momentum, then every worker sets
      * theta = theta0 - lr_out * (Delta + lambda * theta0) over each Lion block (parameters outside them keep theta0).
      */
+    @SuppressWarnings("try") // the scope is the resource: arrays made inside it live outside every workspace
     private void outerStep(final INDArray params, final int taken) {
         final double b1 = local.outerBeta1();
         final double b2 = local.outerBeta2();

@@ -39,16 +39,19 @@ class LocalAeronJobTest {
 
     @ParameterizedTest
     @CsvSource({
-        "IPC, MAJORITY, 1, 3, 50003",
-        "UDP, MAJORITY, 1, 3, 50003",
-        "IPC, MAJORITY, 2, 4, 150000",
-        "IPC, AVERAGE, 1, 3, 20001"
+        "IPC, STAR, MAJORITY, 1, 3, 50003",
+        "UDP, STAR, MAJORITY, 1, 3, 50003",
+        "IPC, STAR, MAJORITY, 2, 4, 150000",
+        "IPC, STAR, AVERAGE, 1, 3, 20001",
+        "IPC, SHARDED, MAJORITY, 3, 3, 50003",
+        "UDP, SHARDED, MAJORITY, 3, 3, 50003",
+        "UDP, SHARDED, AVERAGE, 4, 4, 20001"
     })
-    void shouldMatchNaiveVoteFromWorkerThreads(final LocalAeronJob.Transport transport, final VoteRule rule, final int slices, final int n,
-        final long params) throws Exception {
+    void shouldMatchNaiveVoteFromWorkerThreads(final LocalAeronJob.Transport transport, final Topology.Kind topology, final VoteRule rule,
+        final int slices, final int n, final long params) throws Exception {
         final int rounds = 3;
         try (LocalAeronJob job = LocalAeronJob.launch(new LocalAeronJob.Context()
-            .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).slices(slices))) {
+            .jobId(5).workers(n).paramCount(params).rule(rule).transport(transport).topology(topology).slices(slices))) {
             pool = Executors.newFixedThreadPool(n);
             final List<Future<long[]>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -78,7 +81,10 @@ class LocalAeronJobTest {
                 }
             }
             assertEquals(slices, job.slices().size());
+            final boolean workersServe = topology == Topology.Kind.SHARDED && transport == LocalAeronJob.Transport.UDP;
+            assertEquals(workersServe, job.topology() != null, "the workers serve the slices in the sharded topology over UDP only");
             for (int s = 0; s < slices; s++) {
+                assertEquals(workersServe ? s : -1, job.servingRank(s), "the rank serving slice " + s);
                 assertEquals(rounds, job.serverCounters(s).rounds().get(), "rounds of slice " + s);
                 assertEquals(0, job.serverCounters(s).rejectedTotal(), "rejected by slice " + s);
             }

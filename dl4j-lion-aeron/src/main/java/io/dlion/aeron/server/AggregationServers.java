@@ -11,8 +11,8 @@ import org.agrona.concurrent.CompositeAgent;
 
 /**
  * Several aggregation servers of one process on one agent thread, as a media driver's SHARED threading mode runs its
- * agents: every slice server of a job that runs in one process ({@code LocalAeronJob}, the dense baseline's local
- * transport). One server on a thread of its own is {@link AggregationServer#launch(AggregationServer.Context)}.
+ * agents: every slice server of a job that runs in one process ({@code LocalAeronJob}'s star and its sharded topology
+ * over IPC, the dense baseline's local transport). One server on a thread of its own is {@link AggregationServer#launch(AggregationServer.Context)}.
  * <p>
  * The thread idles with the first context's {@link AggregationServer.Context#idleStrategy()} and hands every error to
  * its {@link AggregationServer.Context#errorHandler()}. {@link #close()} stops the thread, which frees the servers.

@@ -113,7 +113,7 @@ public final class SliceServers implements AutoCloseable {
         final AggregationServer.Context server = new AggregationServer.Context()
             .aeron(ctx.aeron).jobId(ctx.jobId()).workers(ctx.workers()).paramCount(ctx.paramCount()).rule(ctx.rule())
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
-            .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters)
+            .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters).windowChunks(ctx.windowChunks)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
             .slice(ctx.topology, slice).servingRank(ctx.rank).absent(dead);
         if (ctx.errorHandler != null) {
@@ -179,6 +179,7 @@ public final class SliceServers implements AutoCloseable {
         private int rank = -1;
         private long roundTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Configuration.roundTimeoutMs());
         private int minVoters;
+        private int windowChunks = Configuration.windowChunks();
         private long lingerNs = TimeUnit.SECONDS.toNanos(Configuration.LINGER_S_DEFAULT);
         private long silenceNs = SliceOwners.DEFAULT_SILENCE_NS;
         private Listener listener;
@@ -210,6 +211,9 @@ public final class SliceServers implements AutoCloseable {
             }
             if (minVoters < 0 || minVoters > workers()) {
                 throw new IllegalArgumentException("minVoters must be in [0, workers=" + workers() + "] (0: a majority), got " + minVoters);
+            }
+            if (windowChunks < 1) {
+                throw new IllegalArgumentException("windowChunks must be >= 1, got " + windowChunks);
             }
             if (lingerNs < 0) {
                 throw new IllegalArgumentException("lingerNs must be >= 0, got " + lingerNs);
@@ -282,6 +286,20 @@ public final class SliceServers implements AutoCloseable {
 
         public int minVoters() {
             return minVoters;
+        }
+
+        /**
+         * @param windowChunks chunks each server holds per worker at once ({@link AggregationServer.Context#windowChunks(int)};
+         *                     default {@link Configuration#windowChunks()}).
+         * @return this for a fluent API.
+         */
+        public Context windowChunks(final int windowChunks) {
+            this.windowChunks = windowChunks;
+            return this;
+        }
+
+        public int windowChunks() {
+            return windowChunks;
         }
 
         /**

@@ -8,7 +8,10 @@ import io.dlion.aeron.Topology;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.VoteRule;
 
-/** D-Lion votes over Aeron in this JVM: embedded media driver, aggregation server agent, one client per worker. */
+/**
+ * D-Lion votes over Aeron in this JVM ({@link LocalAeronJob}): embedded media driver, the aggregation servers, one client
+ * per worker. In the sharded topology over UDP the workers' exchanges serve the slices, as worker processes do.
+ */
 final class AeronTransport implements VoteTransport {
     private final LocalAeronJob job;
 
@@ -49,7 +52,10 @@ final class AeronTransport implements VoteTransport {
     public void monitor(final Monitor monitor) {
         monitor.driver(job.aeron());
         for (int s = 0; s < job.slices().size(); s++) {
-            monitor.server(s, io.dlion.monitor.ServerProbe.Readings.of(job.server(s)));
+            final io.dlion.aeron.server.AggregationServer server = job.server(s);
+            if (server != null) { // every slice is served once the workers are connected
+                monitor.server(s, io.dlion.monitor.ServerProbe.Readings.of(server));
+            }
         }
     }
 

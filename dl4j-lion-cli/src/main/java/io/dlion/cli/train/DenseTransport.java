@@ -46,8 +46,8 @@ public final class DenseTransport implements AutoCloseable {
     /**
      * A whole dense job in this JVM: embedded driver, the servers on one thread of their own, one exchange per worker.
      * The star has one server; the sharded topology one slice server per worker ({@link Topology#sliceBounds} on the
-     * dense chunk grid, a reduce-scatter of the gradients, then an all-gather of the means), as a sharded D-Lion job in
-     * one JVM ({@link io.dlion.aeron.LocalAeronJob}).
+     * dense chunk grid, a reduce-scatter of the gradients, then an all-gather of the means), launched here on one thread
+     * as {@link io.dlion.aeron.LocalAeronJob} launches a sharded D-Lion job's over IPC; these slices never move.
      *
      * @param udp      UDP on 127.0.0.1 (results by multi-destination-cast), else IPC.
      * @param topology {@link Topology.Kind#STAR} or {@link Topology.Kind#SHARDED}.

@@ -279,10 +279,14 @@ public final class Trainer {
             final double[] loss = new double[k];
             final long timeoutMs = TimeUnit.SECONDS.toMillis(config.epochTimeoutSeconds);
             final Monitor monitor = config.monitor;
-            transport.monitor(monitor);
+            final List<VoteExchange> connected = new ArrayList<>();
+            for (final Future<VoteExchange> exchange : connecting) {
+                connected.add(exchange.get(120, TimeUnit.SECONDS));
+            }
+            transport.monitor(monitor); // once connected: in a sharded job over UDP the workers' exchanges start the servers
             final List<WorkerProbe> probes = new ArrayList<>();
             for (int i = 0; i < k; i++) {
-                final VoteExchange real = connecting.get(i).get(120, TimeUnit.SECONDS);
+                final VoteExchange real = connected.get(i);
                 final VoteExchange exchange = local[i] < config.hostile
                     ? new HostileExchange(real, config.hostileMode, config.seed * 7919 + local[i]) : real;
                 counters.add(exchange.counters());
