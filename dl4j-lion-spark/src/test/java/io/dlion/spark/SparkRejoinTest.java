@@ -124,7 +124,12 @@ class SparkRejoinTest {
         assertTrue(EVENTS.stream().anyMatch(e -> e.startsWith("worker 2: rejoin attempt 2 of 2: ")), EVENTS.toString());
     }
 
-    /** With every task in the quorum the stalled task's round is aborted, so the job fails instead of going on. */
+    /**
+     * With every task in the quorum the job cannot go on without the stalled task: the servers wait for it past the deadline
+     * while its process lives (it votes round 5 late, 0.6 s past the deadline), but it loses that round's result and leaves
+     * to rejoin, so round 6, whose quorum is every task, is aborted and the job fails instead of going on. (Before the
+     * servers waited for live tasks below the quorum, round 5 itself was aborted at its deadline.)
+     */
     @Test
     @Timeout(240)
     void shouldFailTheStageWhenTheQuorumIsEveryTaskAndOneStalls() {
@@ -134,7 +139,8 @@ class SparkRejoinTest {
         final Exception failed = assertThrows(Exception.class, () -> trainer.fit(sc.parallelize(batches, WORKERS)));
 
         final String why = messages(failed);
-        assertTrue(why.contains("round " + LOST_ROUND + " aborted") && why.contains("fewer than the job's quorum (minVoters)"), why);
+        assertTrue((why.contains("round " + LOST_ROUND + " aborted") || why.contains("round " + (LOST_ROUND + 1) + " aborted"))
+            && why.contains("fewer than the job's quorum (minVoters)"), why);
     }
 
     @Test
