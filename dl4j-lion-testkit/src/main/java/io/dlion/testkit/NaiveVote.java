@@ -44,7 +44,7 @@ public final class NaiveVote {
         return count;
     }
 
-    /** Assert a result equals the naive vote of every parameter. */
+    /** Assert a result equals the naive vote of every parameter, its voters being workers 0 to votes.length - 1. */
     public static void assertMatches(final long[][] votes, final long params, final VoteRule rule, final RoundResult result) {
         final int n = votes.length;
         assertEquals(n, result.voters(), "voters");
@@ -52,6 +52,29 @@ public final class NaiveVote {
             assertEquals(true, result.voterSet().contains(w), "voter " + w);
         }
         assertEquals(n, result.voterSet().count(), "voter count of the voter set");
+        assertEachParam(votes, params, rule, result);
+    }
+
+    /**
+     * Assert a result equals the naive vote of exactly the workers its voter set names, whatever their ids (a round
+     * without a dropped or dead worker counts, say, workers 0, 1 and 3).
+     *
+     * @param voteOf the vote of a worker in the result's round.
+     */
+    public static void assertMatchesItsVoters(final RoundResult result, final long params, final VoteRule rule,
+        final java.util.function.IntFunction<long[]> voteOf) {
+        final VoterSet voters = result.voterSet();
+        final long[][] votes = new long[voters.count()][];
+        int k = 0;
+        for (int w = voters.next(0); w >= 0; w = voters.next(w + 1)) {
+            votes[k++] = voteOf.apply(w);
+        }
+        assertEquals(votes.length, result.voters(), "voters");
+        assertEachParam(votes, params, rule, result);
+    }
+
+    private static void assertEachParam(final long[][] votes, final long params, final VoteRule rule, final RoundResult result) {
+        final int n = votes.length;
         assertEquals(rule, result.rule(), "rule");
         if (rule == VoteRule.MAJORITY && (n & 1) == 1) {
             assertNull(result.tie(), "tie must be null for an odd number of voters");

@@ -173,12 +173,8 @@ class JoinTest {
                 final long[] vote = SyntheticVotes.vote(5, r, exchange.workerId(), PARAMS);
                 exchange.submit(r, vote, PARAMS);
                 final RoundResult result = exchange.await(r, 20_000);
-                final long[][] votes = new long[Long.bitCount(result.voterSet().word(0))][];
-                int k = 0;
-                for (long m = result.voterSet().word(0); m != 0; m &= m - 1) {
-                    votes[k++] = SyntheticVotes.vote(5, r, Long.numberOfTrailingZeros(m), PARAMS);
-                }
-                NaiveVote.assertMatches(votes, PARAMS, VoteRule.MAJORITY, result);
+                final long round = r;
+                NaiveVote.assertMatchesItsVoters(result, PARAMS, VoteRule.MAJORITY, w -> SyntheticVotes.vote(5, round, w, PARAMS));
                 digests[(int) r] = SyntheticVotes.digest(result);
                 masks[(int) r] = result.voterSet().word(0);
                 state = state * 31 + digests[(int) r];
