@@ -94,8 +94,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Rejoin: a HELLO whose round is {@link HelloFlyweight#JOIN_ROUND} comes from a restarted worker without
  * parameters. The server names its first round R (highest round opened + 2) and a donor (the lowest live worker) in a
- * {@code JOIN_NOTICE} broadcast before any further result, and waits for the worker again from round R on; the donor
- * hands it its parameters as of the start of round R (see {@code AeronVoteExchange.awaitJoin}).
+ * {@code JOIN_NOTICE} broadcast before any further result (and again after every answer to the donor until round R
+ * opens), and waits for the worker again from round R on; the donor hands it its parameters as of the start of round R
+ * (see {@code AeronVoteExchange.awaitJoin}).
  * <p>
  * Start it with {@link #launch(Context)}: a running server on a thread of its own, stopped and freed by {@link #close()}
  * (several servers on one thread: {@link AggregationServers#launch(java.util.List)}). Tests that pump the duty cycle
@@ -523,7 +524,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
     /**
      * HELLO_ACKs first, then JOIN_NOTICEs, which go out before any further result frame, so no worker reads a result of
-     * round R - 1 before them.
+     * round R - 1 before them. An answer to the donor of a pending join is followed by that join's notice again
+     * ({@code Membership.answered}): the first one may have gone out before the donor's image was set up.
      */
     private int publishNoticesThenResults() {
         int work = 0;
@@ -534,6 +536,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
                 return work;
             }
             answers.answered(w);
+            membership.answered(w);
             work++;
         }
         for (int w = membership.nextNotice(); w >= 0; w = membership.nextNotice()) {

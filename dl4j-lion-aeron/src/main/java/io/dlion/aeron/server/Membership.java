@@ -23,7 +23,8 @@ import org.agrona.concurrent.EpochClock;
  *       voters are fixed ({@link #onTimelyVote}), or when it says HELLO again.</li>
  *   <li><b>Joins</b>: a join HELLO comes from a restarted worker without parameters. It is named a first round R (the
  *       highest round opened + 2) and a donor (the lowest live worker), announced in a JOIN_NOTICE
- *       ({@link #nextNotice()}), and waited for again from round R on ({@link #onRoundOpen}).</li>
+ *       ({@link #nextNotice()}), announced again after every answer to its donor until round R opens
+ *       ({@link #answered}), and waited for again from round R on ({@link #onRoundOpen}).</li>
  *   <li><b>Laggards</b>: on a fresh server (no round completed), workers whose HELLO names an older round than the
  *       others' missed a result of the old server; they are told to rejoin (a JOIN_NOTICE naming themselves).</li>
  * </ul>
@@ -378,6 +379,24 @@ final class Membership {
     void drop(final VoterSet missing) {
         active.andNot(missing);
         counters.workersDropped().getAndAddPlain(missing.count());
+    }
+
+    /**
+     * A HELLO_ACK went out to a worker: every pending join it is the donor of is announced again, after that answer. The
+     * first JOIN_NOTICE can go out before the donor's image of the result stream is set up (the donor's first HELLO to a
+     * fresh server, whose answer is lost the same way, is what made it a donor), and it is never sent again otherwise:
+     * a chaos soak's donor, proven by the answer to a HELLO it repeated, never heard of the join, and the joining worker
+     * waited for a hand-over that never began. A donor that is not proven repeats its HELLO until an answer reaches it,
+     * so the notice after that answer reaches it too, on the same image.
+     *
+     * @param worker the worker answered.
+     */
+    void answered(final int worker) {
+        for (int w = joinPending.next(0); w >= 0; w = joinPending.next(w + 1)) {
+            if (joinDonor[w] == worker) {
+                notices.add(w);
+            }
+        }
     }
 
     /** @return the lowest worker whose JOIN_NOTICE has not gone out yet, or -1. */
