@@ -44,6 +44,7 @@ public final class PlayedServer implements AutoCloseable {
     private final boolean ownsRuntime;
     private final Subscription votes;
     private ExclusivePublication results;
+    private final String resultChannel;
     private final int voteStreamId;
     private final int resultStreamId;
     private final int sliceIndex;
@@ -62,6 +63,12 @@ public final class PlayedServer implements AutoCloseable {
 
     private PlayedServer(final AeronRuntime runtime, final int voteStreamId, final int resultStreamId, final int sliceIndex,
         final long fromParam, final long toParam) {
+        this(runtime, voteStreamId, resultStreamId, sliceIndex, fromParam, toParam, Channels.ipc());
+    }
+
+    private PlayedServer(final AeronRuntime runtime, final int voteStreamId, final int resultStreamId, final int sliceIndex,
+        final long fromParam, final long toParam, final String resultChannel) {
+        this.resultChannel = resultChannel;
         this.voteStreamId = voteStreamId;
         this.resultStreamId = resultStreamId;
         this.sliceIndex = sliceIndex;
@@ -71,7 +78,7 @@ public final class PlayedServer implements AutoCloseable {
         this.runtime = ownsRuntime ? AeronRuntime.launch(new AeronRuntime.Context()) : runtime;
         try {
             this.votes = this.runtime.aeron().addSubscription(Channels.ipc(), voteStreamId);
-            this.results = this.runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
+            this.results = this.runtime.aeron().addExclusivePublication(resultChannel, resultStreamId);
         } catch (final RuntimeException ex) {
             if (ownsRuntime) {
                 CloseHelper.quietClose(this.runtime);
@@ -89,6 +96,20 @@ public final class PlayedServer implements AutoCloseable {
      */
     public static PlayedServer launch(final int voteStreamId, final int resultStreamId) {
         return new PlayedServer(null, voteStreamId, resultStreamId, 0, 0, -1);
+    }
+
+    /**
+     * Launch a played server whose result publication is on the given IPC channel, e.g. with a short term
+     * ({@code Channels.ipc() + "|term-length=65536"}) so that a worker that leaves results unread holds it back (an IPC
+     * publication goes at most a term window ahead of its slowest subscriber), as a real result stream over UDP does.
+     *
+     * @param voteStreamId   the vote stream, distinct per test class.
+     * @param resultStreamId the result stream.
+     * @param resultChannel  an {@code aeron:ipc} channel for the result publication; the worker subscribes on {@link Channels#ipc()}.
+     * @return the played server.
+     */
+    public static PlayedServer launch(final int voteStreamId, final int resultStreamId, final String resultChannel) {
+        return new PlayedServer(null, voteStreamId, resultStreamId, 0, 0, -1, resultChannel);
     }
 
     /**
@@ -111,7 +132,7 @@ public final class PlayedServer implements AutoCloseable {
      */
     public void restart() {
         CloseHelper.close(results);
-        results = runtime.aeron().addExclusivePublication(Channels.ipc(), resultStreamId);
+        results = runtime.aeron().addExclusivePublication(resultChannel, resultStreamId);
     }
 
     /** @return the Aeron client the worker's exchange is made with. */

@@ -435,10 +435,9 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
          * @param beginTimeoutMs how long a joining worker waits for its donor's hand-over to begin before {@link #take} gives
          *                       up, so that its job joins again (with a new first round and a live donor): a donor begins
          *                       at the start of the joining worker's first round, a couple of rounds after the join, and a
-         *                       donor that died meanwhile never does. Meanwhile the joining worker keeps the results of its
-         *                       first round on, unread, which after some rounds holds back every worker's results (the
-         *                       result stream waits for its slowest receiver). A chaos soak's joiner waited the whole
-         *                       two-minute timeout for a donor killed after it was named, and the job stalled with it.
+         *                       donor that died meanwhile never does. A chaos soak's joiner waited the whole two-minute
+         *                       timeout for a donor killed after it was named (and, before joined workers kept their
+         *                       results in a backlog, the job stalled with it).
          * @return this for a fluent API.
          */
         public Context beginTimeoutMs(final long beginTimeoutMs) {

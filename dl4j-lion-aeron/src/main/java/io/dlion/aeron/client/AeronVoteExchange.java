@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
 import io.aeron.Aeron;
@@ -78,6 +79,17 @@ public final class AeronVoteExchange implements VoteExchange {
      * joining worker's hand-over drains the relay while it connects).
      */
     private final IntSupplier roundWork = () -> moveLostSlices() + sideWork();
+    /**
+     * Held while the links are read between rounds: by {@link #pollIdle()} on the training thread and by the
+     * {@link #backlogReader}, which reads the results of a worker that joined until its first {@link #submit}.
+     */
+    private final Object betweenRounds = new Object();
+    /** Reads the links from a join until the first submit (see {@link #awaitJoin}); null when not running. */
+    private Thread backlogReader;
+    private volatile boolean backlogReaderStop;
+    private volatile RuntimeException backlogReaderFailure;
+    /** How long the backlog reader sleeps between its passes: at most a round's worth of results arrives meanwhile. */
+    private static final long BACKLOG_READER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
      * Connect to every slice's server: says HELLO (repeated until answered) and waits up to the connect timeout for the
@@ -123,6 +135,7 @@ public final class AeronVoteExchange implements VoteExchange {
     @Override
     public void rejoin() {
         loop.checkOpen();
+        stopBacklogReader();
         try {
             loop.rejoin();
             if (ctx.owners != null) {
@@ -160,6 +173,7 @@ public final class AeronVoteExchange implements VoteExchange {
 
     @Override
     public void submit(final long round, final long[] signWords, final long paramCount) {
+        stopBacklogReader();
         loop.checkSubmit(round);
         payload.copy(signWords, paramCount);
         loop.submit(round);
@@ -208,6 +222,13 @@ public final class AeronVoteExchange implements VoteExchange {
      * For an exchange made with {@link Context#join(boolean) join(true)}: wait until every slice's server has
      * announced the round this worker votes in first (its JOIN_NOTICE). Results of earlier rounds are read and
      * dropped meanwhile.
+     * <p>
+     * From then until this worker's first {@link #submit} (its donor's hand-over, the restore of its parameters and data,
+     * the first steps of a freshly started process: seconds, some 20 s on a loaded machine), a thread of the exchange
+     * reads every slice's results on: those of its first round and later go to a backlog of each link
+     * ({@link ExchangeContext#resultBacklogBytes(long)}), and are applied from there round by round. Left in Aeron's log
+     * they would hold back every worker's results once a few rounds had gone out (the result stream waits for its slowest
+     * receiver): a chaos soak's job stalled 15 to 28 s at every worker's join.
      *
      * @param timeoutMillis how long to wait at most.
      * @return the notice: the first round (the latest over the slices) and the donor, whose parameters at the start
@@ -223,8 +244,12 @@ public final class AeronVoteExchange implements VoteExchange {
         idle.reset();
         while (true) {
             final int work = pollIdle();
-            final JoinNotice notice = loop.session().tryJoin();
+            final JoinNotice notice;
+            synchronized (betweenRounds) {
+                notice = loop.session().tryJoin();
+            }
             if (notice != null) {
+                startBacklogReader();
                 return notice;
             }
             if (ctx.nanoClock.nanoTime() - deadline >= 0) {
@@ -249,7 +274,77 @@ public final class AeronVoteExchange implements VoteExchange {
         if (loop.session().inRound() && !loop.isClosed()) {
             throw new IllegalStateException("pollIdle between rounds only: round " + loop.session().submittedRound() + " is awaited");
         }
-        return sideWork() + loop.pollIdle() + moveLostSlices(); // moves after the frames already here are read
+        final int side = sideWork();
+        synchronized (betweenRounds) {
+            return side + loop.pollIdle() + moveLostSlices(); // moves after the frames already here are read
+        }
+    }
+
+    /** @return bytes of result frames read and kept for rounds this worker has not applied yet, over every slice. */
+    public long resultBacklogBytes() {
+        synchronized (betweenRounds) {
+            long bytes = 0;
+            for (final SliceLink link : loop.links()) {
+                bytes += link.backlogBytes();
+            }
+            return bytes;
+        }
+    }
+
+    private void startBacklogReader() {
+        if (backlogReader != null || ctx.resultBacklogBytes() == 0) {
+            return;
+        }
+        backlogReaderStop = false;
+        backlogReaderFailure = null;
+        final Thread reader = new Thread(this::readBacklog, "dlion-result-backlog-worker" + ctx.workerId);
+        reader.setDaemon(true);
+        backlogReader = reader;
+        reader.start();
+    }
+
+    /** The backlog reader's loop: read every link, between rounds, until stopped. */
+    private void readBacklog() {
+        try {
+            while (!backlogReaderStop) {
+                synchronized (betweenRounds) {
+                    if (backlogReaderStop || loop.isClosed()) {
+                        return;
+                    }
+                    loop.pollLinks();
+                }
+                LockSupport.parkNanos(BACKLOG_READER_PARK_NS);
+            }
+        } catch (final RuntimeException ex) {
+            backlogReaderFailure = ex;
+        }
+    }
+
+    /** Stop the backlog reader, if it runs, and wait for it: the training thread reads the links from now on. */
+    private void stopBacklogReader() {
+        final Thread reader = backlogReader;
+        if (reader == null) {
+            return;
+        }
+        backlogReaderStop = true;
+        boolean interrupted = false;
+        while (true) {
+            try {
+                reader.join();
+                break;
+            } catch (final InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        backlogReader = null;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        final RuntimeException failure = backlogReaderFailure;
+        if (failure != null) {
+            backlogReaderFailure = null;
+            throw new IllegalStateException("worker " + ctx.workerId + ": reading results while joining failed", failure);
+        }
     }
 
     /**
@@ -342,7 +437,9 @@ public final class AeronVoteExchange implements VoteExchange {
 
     @Override
     public List<JoinNotice> takeJoinNotices() {
-        return loop.session().takeJoinNotices();
+        synchronized (betweenRounds) {
+            return loop.session().takeJoinNotices();
+        }
     }
 
     @Override
@@ -369,6 +466,11 @@ public final class AeronVoteExchange implements VoteExchange {
      */
     @Override
     public void close() {
+        try {
+            stopBacklogReader();
+        } catch (final IllegalStateException ex) {
+            LOG.log(System.Logger.Level.WARNING, ex.getMessage(), ex);
+        }
         if (!loop.isClosed()) {
             CloseHelper.closeAll(loop, sliceServers);
         }

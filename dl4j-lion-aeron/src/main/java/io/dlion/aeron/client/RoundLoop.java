@@ -234,6 +234,20 @@ final class RoundLoop<R> implements AutoCloseable {
         return work;
     }
 
+    /**
+     * Between rounds, on the exchange's backlog reader: read every slice's frames (a later round's go to the link's
+     * backlog), without the HELLOs and proofs of {@link #pollIdle()}.
+     *
+     * @return work done.
+     */
+    int pollLinks() {
+        int work = 0;
+        for (final SliceLink link : links) {
+            work += link.poll();
+        }
+        return work;
+    }
+
     @Override
     public void close() {
         if (!closed) {

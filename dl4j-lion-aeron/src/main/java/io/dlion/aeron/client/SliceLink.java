@@ -47,6 +47,8 @@ final class SliceLink implements AutoCloseable {
     private final io.aeron.Aeron aeron;
     private final Subscription subscription;
     private final ControlledFragmentHandler handler = this::onFrame;
+    /** Frames read off the log that this worker cannot use yet (see {@link #poll()}); handed to {@link #onFrame} first. */
+    private final ResultBacklog backlog;
     private final WorkerSession session;
     private final SliceCodec codec;
     private final ServerProof proof;
@@ -125,6 +127,7 @@ final class SliceLink implements AutoCloseable {
         }
         this.publication = pub;
         this.resultEndpoint = new ResultEndpoint(subscription);
+        this.backlog = new ResultBacklog(ctx.resultBacklogBytes() / ctx.slices.size());
         final int need = codec.chunkLength((long) chunkWords * Long.SIZE) + tag;
         if (pub.maxPayloadLength() < need) {
             close();
@@ -235,12 +238,35 @@ final class SliceLink implements AutoCloseable {
     }
 
     /**
-     * Read the server's frames: result chunks of the current round, join notices; stops at a frame of a later round.
+     * Read the server's frames: result chunks of the current round, join notices; stops at a frame of a later round, but
+     * between rounds (a worker that joined and has not voted yet, reading while it waits for its donor) a frame of a later
+     * round, and every frame after it, is read into the {@link ResultBacklog} instead of left in Aeron's log, which would
+     * hold back every worker's results (the stream waits for its slowest receiver). The backlog's frames come first, in
+     * the order they arrived, and while it holds any, what arrives is kept behind them (up to its capacity; beyond it
+     * frames stay in the log, where nothing is lost).
      *
      * @return fragments read.
      */
     int poll() {
-        return subscription.controlledPoll(handler, fragmentLimit);
+        int work = 0;
+        while (!backlog.isEmpty()) {
+            final ControlledFragmentHandler.Action action = onFrame(backlog.head(), 0, backlog.headLength(), backlog.headFlags(),
+                backlog.headSessionId());
+            if (action == ControlledFragmentHandler.Action.ABORT) {
+                break; // a later round's: it stays first, and what arrives is kept behind it
+            }
+            backlog.removeHead();
+            work++;
+            if (action == ControlledFragmentHandler.Action.BREAK) {
+                return work;
+            }
+        }
+        return work + subscription.controlledPoll(handler, fragmentLimit);
+    }
+
+    /** @return bytes of result frames read and kept for a later round ({@link #poll()}). */
+    long backlogBytes() {
+        return backlog.bytes();
     }
 
     /**
@@ -348,9 +374,24 @@ final class SliceLink implements AutoCloseable {
     }
 
     private ControlledFragmentHandler.Action onFrame(final DirectBuffer buffer, final int offset, final int length, final Header header) {
-        final int sessionId = header.sessionId();
+        if (!backlog.isEmpty()) {
+            // behind a kept frame: keep this one after it (or leave it in the log when the backlog is full)
+            return backlog.offer(buffer, offset, length, header.flags(), header.sessionId()) ? ControlledFragmentHandler.Action.CONTINUE
+                : ControlledFragmentHandler.Action.ABORT;
+        }
+        final ControlledFragmentHandler.Action action = onFrame(buffer, offset, length, header.flags(), header.sessionId());
+        if (action == ControlledFragmentHandler.Action.ABORT && !session.inRound() && !session.joining()
+            && backlog.offer(buffer, offset, length, header.flags(), header.sessionId())) {
+            // a later round's frame between rounds: kept, so that it holds nobody back while this worker is busy
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        return action;
+    }
+
+    private ControlledFragmentHandler.Action onFrame(final DirectBuffer buffer, final int offset, final int length, final byte flags,
+        final int sessionId) {
         final boolean fromServer = proof.isServer(sessionId);
-        if (header.flags() != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
+        if (flags != FrameDescriptor.UNFRAGMENTED || length < MessageHeaderFlyweight.HEADER_LENGTH) {
             (fromServer ? counters.rejectedResults() : counters.unprovenFrames()).incrementRelease();
             return ControlledFragmentHandler.Action.CONTINUE;
         }
