@@ -5,7 +5,7 @@
 #                                        out (--validation 10000), N = 8, i.i.d., seed 42
 #   scripts/local-steps-study.sh final   the chosen rates, trained on the first 50,000 training examples (the same ones
 #                                        the tuning runs trained on), evaluated on the test set, seeds 42, 43, 44
-# Every run takes the shared CPU lock on its own (flock /tmp/dlion-cpu.lock) and is skipped when its metrics.csv exists,
+# Every run takes the shared CPU lock on its own (flock /tmp/dlion-cpu.lock, or the file in DLION_CPU_LOCK) and is skipped when its metrics.csv exists,
 # so the script resumes. Runs go to runs/local-steps/{tune,final}/NAME; tables and the plot come from
 # scripts/local_steps_report.py.
 set -euo pipefail
@@ -24,7 +24,7 @@ run() { # name, then ./dlion train options
     fi
     mkdir -p "$dir"
     echo "$(date -u +%H:%M:%S) $PHASE/$name" >&2
-    if ! flock /tmp/dlion-cpu.lock ./dlion train --model mlp --epochs "$EPOCHS" --out "$dir" "$@" > "$dir/train.log" 2>&1; then
+    if ! flock "${DLION_CPU_LOCK:-/tmp/dlion-cpu.lock}" ./dlion train --model mlp --epochs "$EPOCHS" --out "$dir" "$@" > "$dir/train.log" 2>&1; then
         echo "  failed: see $dir/train.log" >&2
     fi
 }
