@@ -14,6 +14,12 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * iterator was reset, which is what lets a resumed or rejoining worker see the batches of the run that never stopped.
  * A shard with fewer full batches than an epoch's steps (a skewed partition) goes round again within the epoch: the
  * k-th reset appends further shuffles (seeds {@code seed + 1000 k + worker + 7919 j}, j = 1, 2, ...), full batches only.
+ * <p>
+ * A reset only records the epoch; its shuffles and cuts are done when the epoch's first batch is asked for, and an epoch
+ * reset again before that is only shuffled, in the same order, never cut into batches. Cutting a shard into batches
+ * copies every example twice, and a worker that rejoins or resumes late in a job resets once for every epoch it skips:
+ * a chaos soak's restarted workers spent up to a minute of a loaded machine's time cutting 30 skipped epochs, while the
+ * job went on without them.
  */
 final class ShardIterator implements DataSetIterator {
     private static final long serialVersionUID = 1L;
@@ -24,6 +30,8 @@ final class ShardIterator implements DataSetIterator {
     private final transient UnaryOperator<DataSet> augment;
     private transient List<DataSet> batches = List.of();
     private int epoch;
+    /** True from a reset until the epoch's batches are cut ({@link #cut()}). */
+    private boolean uncut;
     private int cursor;
     private transient DataSetPreProcessor preProcessor;
     private final int minBatches;
@@ -40,20 +48,40 @@ final class ShardIterator implements DataSetIterator {
 
     @Override
     public void reset() {
-        epoch++;
-        shard.shuffle(seed + 1000L * epoch + worker);
-        batches = shard.batchBy(batch);
+        if (uncut) {
+            shuffleOnly(); // an epoch skipped: its shuffles, not its batches
+        }
         if (minBatches > 0 && shard.numExamples() < batch) {
             throw new IllegalStateException("worker " + worker + "'s shard holds " + shard.numExamples() + " examples, fewer than one batch of "
                 + batch);
         }
+        epoch++;
+        uncut = true;
+        batches = List.of();
+        cursor = 0;
+    }
+
+    /** The epoch's shuffles, as {@link #cut()} does them, without cutting the batches. */
+    private void shuffleOnly() {
+        uncut = false;
+        shard.shuffle(seed + 1000L * epoch + worker);
+        final int perPass = shard.numExamples() / batch; // full batches of one shuffle
+        for (int j = 1; (long) j * perPass < minBatches; j++) {
+            shard.shuffle(seed + 1000L * epoch + worker + 7919L * j);
+        }
+    }
+
+    /** Shuffle the shard for the epoch and cut it into batches: once per epoch, at its first batch. */
+    private void cut() {
+        uncut = false;
+        shard.shuffle(seed + 1000L * epoch + worker);
+        batches = shard.batchBy(batch);
         for (int j = 1; fullBatches(batches) < minBatches; j++) {
             final List<DataSet> more = new java.util.ArrayList<>(batches.subList(0, fullBatches(batches)));
             shard.shuffle(seed + 1000L * epoch + worker + 7919L * j);
             more.addAll(shard.batchBy(batch));
             batches = more;
         }
-        cursor = 0;
     }
 
     private int fullBatches(final List<DataSet> list) {
@@ -66,11 +94,17 @@ final class ShardIterator implements DataSetIterator {
 
     @Override
     public boolean hasNext() {
+        if (uncut) {
+            cut();
+        }
         return cursor < batches.size();
     }
 
     @Override
     public DataSet next() {
+        if (uncut) {
+            cut();
+        }
         final DataSet b = augment.apply(batches.get(cursor++));
         if (preProcessor != null) {
             preProcessor.preProcess(b);
@@ -80,7 +114,7 @@ final class ShardIterator implements DataSetIterator {
 
     @Override
     public DataSet next(final int num) {
-        throw new UnsupportedOperationException("batches are cut at reset");
+        throw new UnsupportedOperationException("the batch size is fixed: batches are cut from the shard once per epoch");
     }
 
     @Override
