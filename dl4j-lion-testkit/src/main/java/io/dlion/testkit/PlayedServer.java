@@ -127,6 +127,24 @@ public final class PlayedServer implements AutoCloseable {
     }
 
     /**
+     * The server of a further slice, played on this one's driver, whose result publication is on the given IPC channel
+     * (a short term, say, so that a worker that leaves this slice's results unread holds it back, see
+     * {@link #launch(int, int, String)}).
+     *
+     * @param slice          the further slice's index.
+     * @param fromParam      its first parameter, a multiple of 64.
+     * @param toParam        its end (exclusive), or -1 for the last parameter.
+     * @param voteStreamId   its vote stream.
+     * @param resultStreamId its result stream.
+     * @param resultChannel  an {@code aeron:ipc} channel for its result publication.
+     * @return the further slice's played server.
+     */
+    public PlayedServer slice(final int slice, final long fromParam, final long toParam, final int voteStreamId, final int resultStreamId,
+        final String resultChannel) {
+        return new PlayedServer(runtime, voteStreamId, resultStreamId, slice, fromParam, toParam, resultChannel);
+    }
+
+    /**
      * The server restarts: its result publication closes and a new one (a new session, as a fresh server's) takes its
      * place on the same stream; the worker must prove it again by a HELLO.
      */

@@ -289,13 +289,17 @@ final class RoundLoop<R> implements AutoCloseable {
 
     /**
      * Read the round's frames of every slice whose result is not complete yet, and end the round when a server says it is
-     * over for this worker.
+     * over for this worker. A slice whose result is complete is read too: its frames of later rounds go to its link's
+     * backlog, where they hold nobody back while this worker waits for another slice (left in Aeron's log, a worker that
+     * came back from a stop many rounds behind, waiting for a result it could no longer get, held every worker's results
+     * of the slice it had: seen in a chaos soak).
      */
     private int pollResults(final long round) {
         int work = 0;
         for (final SliceLink link : links) {
-            if (!link.resultDone()) {
-                work += link.poll();
+            final boolean done = link.resultDone();
+            work += link.poll();
+            if (!done) {
                 if (link.abortVoters() != null) {
                     session.endRound(round);
                     throw new QuorumLostException(round, link.endpoint().slice(), link.abortVoters());

@@ -239,9 +239,10 @@ final class SliceLink implements AutoCloseable {
 
     /**
      * Read the server's frames: result chunks of the current round, join notices; stops at a frame of a later round, but
-     * between rounds (a worker that joined and has not voted yet, reading while it waits for its donor) a frame of a later
-     * round, and every frame after it, is read into the {@link ResultBacklog} instead of left in Aeron's log, which would
-     * hold back every worker's results (the stream waits for its slowest receiver). The backlog's frames come first, in
+     * between rounds (a worker that joined and has not voted yet, reading while it waits for its donor), and in a round
+     * once this slice's result of it is in (a worker that waits for another slice's), a frame of a later round, and every
+     * frame after it, is read into the {@link ResultBacklog} instead of left in Aeron's log, which would hold back every
+     * worker's results (the stream waits for its slowest receiver). The backlog's frames come first, in
      * the order they arrived, and while it holds any, what arrives is kept behind them (up to its capacity; beyond it
      * frames stay in the log, where nothing is lost).
      *
@@ -380,9 +381,10 @@ final class SliceLink implements AutoCloseable {
                 : ControlledFragmentHandler.Action.ABORT;
         }
         final ControlledFragmentHandler.Action action = onFrame(buffer, offset, length, header.flags(), header.sessionId());
-        if (action == ControlledFragmentHandler.Action.ABORT && !session.inRound() && !session.joining()
+        if (action == ControlledFragmentHandler.Action.ABORT && !session.joining() && (!session.inRound() || resultDone())
             && backlog.offer(buffer, offset, length, header.flags(), header.sessionId())) {
-            // a later round's frame between rounds: kept, so that it holds nobody back while this worker is busy
+            // a later round's frame between rounds, or of a slice whose result of this round is in while another slice's
+            // is not: kept, so that it holds nobody back while this worker is busy or waits for the other slice
             return ControlledFragmentHandler.Action.CONTINUE;
         }
         return action;
