@@ -68,6 +68,11 @@ public final class PlayedServer implements AutoCloseable {
 
     private PlayedServer(final AeronRuntime runtime, final int voteStreamId, final int resultStreamId, final int sliceIndex,
         final long fromParam, final long toParam, final String resultChannel) {
+        this(runtime, voteStreamId, resultStreamId, sliceIndex, fromParam, toParam, Channels.ipc(), resultChannel);
+    }
+
+    private PlayedServer(final AeronRuntime runtime, final int voteStreamId, final int resultStreamId, final int sliceIndex,
+        final long fromParam, final long toParam, final String voteChannel, final String resultChannel) {
         this.resultChannel = resultChannel;
         this.voteStreamId = voteStreamId;
         this.resultStreamId = resultStreamId;
@@ -77,7 +82,7 @@ public final class PlayedServer implements AutoCloseable {
         this.ownsRuntime = runtime == null;
         this.runtime = ownsRuntime ? AeronRuntime.launch(new AeronRuntime.Context()) : runtime;
         try {
-            this.votes = this.runtime.aeron().addSubscription(Channels.ipc(), voteStreamId);
+            this.votes = this.runtime.aeron().addSubscription(voteChannel, voteStreamId);
             this.results = this.runtime.aeron().addExclusivePublication(resultChannel, resultStreamId);
         } catch (final RuntimeException ex) {
             if (ownsRuntime) {
@@ -110,6 +115,41 @@ public final class PlayedServer implements AutoCloseable {
      */
     public static PlayedServer launch(final int voteStreamId, final int resultStreamId, final String resultChannel) {
         return new PlayedServer(null, voteStreamId, resultStreamId, 0, 0, -1, resultChannel);
+    }
+
+    /**
+     * Launch an embedded driver and a played server of one slice whose votes come on the given channel, e.g. a sharded
+     * topology's UDP vote channel of the slice ({@link io.dlion.aeron.Topology#serverVoteChannel(int, int)}), where a
+     * worker whose slices move ({@code SliceOwners}) sends them; results go out on IPC.
+     *
+     * @param slice          the slice's index.
+     * @param fromParam      its first parameter, a multiple of 64.
+     * @param toParam        its end (exclusive), or -1 for the last parameter.
+     * @param voteChannel    the channel its vote subscription is on.
+     * @param voteStreamId   its vote stream.
+     * @param resultStreamId its result stream.
+     * @return the played server.
+     */
+    public static PlayedServer launch(final int slice, final long fromParam, final long toParam, final String voteChannel,
+        final int voteStreamId, final int resultStreamId) {
+        return new PlayedServer(null, voteStreamId, resultStreamId, slice, fromParam, toParam, voteChannel, Channels.ipc());
+    }
+
+    /**
+     * The server of a further slice, played on this one's driver, whose votes come on the given channel (see
+     * {@link #launch(int, long, long, String, int, int)}); results go out on IPC.
+     *
+     * @param slice          the further slice's index.
+     * @param fromParam      its first parameter, a multiple of 64.
+     * @param toParam        its end (exclusive), or -1 for the last parameter.
+     * @param voteChannel    the channel its vote subscription is on.
+     * @param voteStreamId   its vote stream.
+     * @param resultStreamId its result stream.
+     * @return the further slice's played server.
+     */
+    public PlayedServer slice(final int slice, final long fromParam, final long toParam, final String voteChannel, final int voteStreamId,
+        final int resultStreamId) {
+        return new PlayedServer(runtime, voteStreamId, resultStreamId, slice, fromParam, toParam, voteChannel, Channels.ipc());
     }
 
     /**
@@ -208,6 +248,18 @@ public final class PlayedServer implements AutoCloseable {
     public void answer(final Hello hello, final long joinRound, final int donor, final byte[] secret) {
         final int length = new HelloAckFlyweight().wrap(out, 0).encode(hello.jobId(), joinRound, hello.wordOffset(), donor, hello.workerId(),
             hello.slice(), hello.paramCount(), hello.nonce(), results.sessionId(), secret == null ? null : new HelloCredentials(secret));
+        send(new UnsafeBuffer(out, 0, length));
+    }
+
+    /**
+     * Answer a HELLO as a sharded job's server that knows of no join, naming the rank whose process serves the slice.
+     *
+     * @param hello       the HELLO answered.
+     * @param servingRank the rank the answer names.
+     */
+    public void answer(final Hello hello, final int servingRank) {
+        final int length = new HelloAckFlyweight().wrap(out, 0).encode(hello.jobId(), HelloAckFlyweight.NO_JOIN, hello.wordOffset(),
+            JoinNoticeFlyweight.NO_DONOR, hello.workerId(), hello.slice(), hello.paramCount(), hello.nonce(), results.sessionId(), servingRank, null);
         send(new UnsafeBuffer(out, 0, length));
     }
 

@@ -119,6 +119,14 @@ final class ServerProof {
     }
 
     /**
+     * @return true after the slice moved to another server ({@link #serverMoved}) that has not answered a HELLO yet: a
+     *     rank named by the failover rule that has not proven it serves.
+     */
+    boolean awaitsMovedServer() {
+        return moved && !proven;
+    }
+
+    /**
      * @param sessionId the session of a result image.
      * @return true when it is the proven server's.
      */

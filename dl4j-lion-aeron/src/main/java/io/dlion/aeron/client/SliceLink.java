@@ -174,11 +174,19 @@ final class SliceLink implements AutoCloseable {
     /**
      * @param now       the clock.
      * @param silenceNs how long a server may be silent.
-     * @return true when this worker awaits a result of the slice (or its join round) and the server has sent nothing for
-     *     {@code silenceNs}, though this worker said HELLO every second, and the vote publication lost its connection.
+     * @return true when this worker awaits a result of the slice (or its join round), or the slice moved to a server that
+     *     has not answered yet, and the server has sent nothing for {@code silenceNs} (since the round started, its last
+     *     frame or the move), though this worker said HELLO every second, and the vote publication is not connected. A
+     *     moved slice's new server is judged whether or not its result is awaited: a worker that holds the slice's result
+     *     of the open round is otherwise the one that never finds out that the rank named for it does not answer (a chaos
+     *     soak's job lost two slices' servers for good that way); the move itself was judged while awaited, so the
+     *     workers that judge the new server have applied the same rounds. A proven server is judged only while its
+     *     result is awaited: those that await it have applied the same rounds, and so agree where its slices move
+     *     ({@link io.dlion.aeron.SliceOwners}); a worker that holds its result of the open round, or is between rounds,
+     *     may have applied one round more or fewer than they have when it finds the death.
      */
     boolean serverSilent(final long now, final long silenceNs) {
-        return awaitingServer() && proof.silentFor(now, silenceNs) && !publication.isConnected();
+        return (awaitingServer() || proof.awaitsMovedServer()) && proof.silentFor(now, silenceNs) && !publication.isConnected();
     }
 
     /**
