@@ -269,9 +269,6 @@ public final class AeronVoteExchange implements VoteExchange {
      * others; frames of the round it votes in next stay in the log.
      *
      * @return work done.
-     * @throws RejoinRequiredException while a joined worker waits for its donor's hand-over (from its join to its first
-     *     submit) and a server says that donor is gone: the hand-over will never come, so the wait ends now and the worker
-     *     joins again ({@link io.dlion.job.DLionJob} does), instead of waiting out the hand-over's begin timeout.
      */
     public int pollIdle() {
         if (loop.session().inRound() && !loop.isClosed()) {
@@ -279,12 +276,7 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         final int side = sideWork();
         synchronized (betweenRounds) {
-            final int work = side + loop.pollIdle() + moveLostSlices(); // moves after the frames already here are read
-            final JoinNotice lost = loop.session().donorLost();
-            if (lost != null && loop.session().awaitsHandOver()) {
-                throw new RejoinRequiredException(lost.round(), lost);
-            }
-            return work;
+            return side + loop.pollIdle() + moveLostSlices(); // moves after the frames already here are read
         }
     }
 

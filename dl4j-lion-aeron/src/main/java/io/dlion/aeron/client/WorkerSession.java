@@ -40,9 +40,6 @@ final class WorkerSession {
     /** The first round this worker joined at, -1 when it did not join. */
     private long joinedRound = -1;
     private JoinNotice rejoinRequired;
-    /** The donor this worker joined with (named by the slice whose notice set its first round), -1 when it did not join. */
-    private int joinedDonor = -1;
-    private JoinNotice donorLost;
     private long laterRoundSeen = -1;
 
     /**
@@ -132,8 +129,7 @@ final class WorkerSession {
      * joins: its first round. Once joined, a notice of the round it joined at (or an earlier one) is the announcement of
      * that same join, late: the HELLO_ACK that completed the join can arrive before the server's JOIN_NOTICE broadcast,
      * or before the answer to a HELLO it repeated while the join was pending. Only a later round is a demand to rejoin
-     * (a restarted server found it behind the others), and a notice of that same round naming no donor, from a slice that
-     * had named the donor it waits for, says that donor is gone ({@link #donorLost()}).
+     * (a restarted server found it behind the others).
      *
      * @param slice  index of the slice.
      * @param worker the worker that (re)joins.
@@ -147,9 +143,6 @@ final class WorkerSession {
                 joinDonor[slice] = donor;
             } else if (round > joinedRound && rejoinRequired == null) {
                 rejoinRequired = new JoinNotice(worker, round, donor);
-            } else if (round == joinedRound && donor < 0 && joinedDonor >= 0 && joinDonor[slice] == joinedDonor && awaitsHandOver()
-                && donorLost == null) {
-                donorLost = new JoinNotice(worker, round, donor);
             }
         } else {
             final JoinNotice notice = new JoinNotice(worker, round, donor);
@@ -179,7 +172,6 @@ final class WorkerSession {
         }
         joining = false;
         joinedRound = first;
-        joinedDonor = donor;
         nextRound = first;
         return new JoinNotice(workerId, first, donor);
     }
@@ -198,19 +190,6 @@ final class WorkerSession {
     /** @return the later round whose frame showed that this worker's round result is lost, or -1. */
     long laterRoundSeen() {
         return laterRoundSeen;
-    }
-
-    /** @return true from this worker's join until its first submit: it may still be waiting for its donor's hand-over. */
-    boolean awaitsHandOver() {
-        return joinedRound >= 0 && submittedRound < joinedRound;
-    }
-
-    /**
-     * @return the server's word that the donor this worker joined with is gone (a notice of its join naming no donor any
-     *     more, from the slice that named it) while it may still wait for the hand-over, or null.
-     */
-    JoinNotice donorLost() {
-        return donorLost;
     }
 
     /** @return the server's demand that this (running) worker rejoin, or null. */

@@ -113,12 +113,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final ExclusivePublication localPublication;
     /** Per worker: its accepted HELLO came by IPC, so its votes must too, and its answers go on the local publication. */
     private final boolean[] boundLocal;
-    /** Per worker: the image of the session it is bound to was seen connected (see {@link #isGone}). */
-    private final boolean[] seenAlive;
-    /** How often the named donors of pending hand-overs are looked at: a donor's death is found 10 s after it anyway. */
-    private static final long DONOR_CHECK_INTERVAL_NS = 100_000_000L;
-    /** When the named donors of pending hand-overs are looked at next. */
-    private long nextDonorCheckNs;
     /** The subscription being polled is the local one. */
     private boolean pollingLocal;
     private final ServerCounters counters;
@@ -193,7 +187,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
         this.localSubscription = localSub;
         this.localPublication = localPub;
         this.boundLocal = new boolean[workers];
-        this.seenAlive = new boolean[workers];
         this.counters = cnt;
         final int tag = ctx.frameMac() ? FrameMac.TAG_LENGTH : 0;
         // a vote chunk must fit one frame; results are cut into as many frames as their voter set and body need; a mean
@@ -258,10 +251,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
         work += publishNoticesThenResults();
         final long now = ctx.nanoClock.nanoTime();
         work += answers.removeGoneWorkers(now);
-        if (now - nextDonorCheckNs >= 0) {
-            nextDonorCheckNs = now + DONOR_CHECK_INTERVAL_NS;
-            work += membership.dropLostDonors(this::isGone);
-        }
         if (window.deadlinePassed(now, ctx.roundTimeoutNs)) {
             onDeadline(now);
             work += 1 + window.aggregateReady(membership.active());
@@ -415,7 +404,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
             return reject(reason);
         }
         boundLocal[worker] = pollingLocal;
-        seenAlive[worker] = isAlive(worker); // the HELLO came through its image: false only for frames a test hands over
         answers.onHello(worker, hello, sessionId, pollingLocal);
         final VoterSet announced = membership.announced();
         for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
@@ -522,23 +510,6 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
         }
         return count;
-    }
-
-    /**
-     * A donor is gone when the image of its session, seen connected before, is closed or removed: Aeron closes it after
-     * the image liveness timeout (10 s by default) without a frame or heartbeat from the donor's media driver, so a
-     * stopped or slow donor is not gone, a killed one is. A session whose image was never seen (frames handed to
-     * {@link #onMessage} by a test) is never gone.
-     *
-     * @param worker a named donor.
-     * @return true when it is gone.
-     */
-    private boolean isGone(final int worker) {
-        if (isAlive(worker)) {
-            seenAlive[worker] = true;
-            return false;
-        }
-        return seenAlive[worker] || !membership.bound().contains(worker);
     }
 
     /** @return true while the worker is bound and the image of its session, on the transport it is bound to, is connected. */

@@ -399,31 +399,6 @@ final class Membership {
         }
     }
 
-    /**
-     * A join's named donor is gone (its process died, or it joins again itself) while the joining worker has not voted
-     * yet: nobody will hand it the parameters, and it would wait for a hand-over that never begins (a chaos soak's joining
-     * worker waited out its 30 s each time its donor was killed after it was named). The join is announced again naming
-     * no donor, with the same first round: the joining worker, still waiting for that donor, drops its wait and joins
-     * again, and its new join gets a live donor; a joining worker that already has the parameters ignores it (a notice of
-     * the round it joined at), and no donor acts on it.
-     *
-     * @param gone tells whether a worker named donor is gone.
-     * @return joins announced again.
-     */
-    int dropLostDonors(final java.util.function.IntPredicate gone) {
-        int dropped = 0;
-        for (int w = withoutParameters.next(0); w >= 0; w = withoutParameters.next(w + 1)) {
-            final int donor = joinDonor[w];
-            if (donor != JoinNoticeFlyweight.NO_DONOR && (withoutParameters.contains(donor) || gone.test(donor))) {
-                joinDonor[w] = JoinNoticeFlyweight.NO_DONOR;
-                notices.add(w);
-                counters.donorsLost().incrementPlain();
-                dropped++;
-            }
-        }
-        return dropped;
-    }
-
     /** @return the lowest worker whose JOIN_NOTICE has not gone out yet, or -1. */
     int nextNotice() {
         return notices.next(0);

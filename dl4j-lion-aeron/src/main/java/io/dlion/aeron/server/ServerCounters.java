@@ -28,7 +28,6 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter workersRejoined;
     private final Counter joinsAnnounced;
     private final Counter laggardsResynced;
-    private final Counter donorsLost;
     private final Counter helloAnswers;
     private final Counter resultDestinations;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
@@ -50,7 +49,6 @@ public final class ServerCounters implements AutoCloseable {
             workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
             joinsAnnounced = aeron.addCounter(type, prefix + "joins announced (restarted workers given a round and a donor)");
             laggardsResynced = aeron.addCounter(type, prefix + "workers told to rejoin (a round's result lost in a server restart)");
-            donorsLost = aeron.addCounter(type, prefix + "joins whose donor was lost (the joining worker told to join again)");
             helloAnswers = aeron.addCounter(type, prefix + "HELLO_ACKs sent (the server proving itself)");
             resultDestinations = aeron.addCounter(type, prefix + "result destinations (workers the results go to, manual MDC)");
             for (final RejectReason reason : RejectReason.values()) {
@@ -127,11 +125,6 @@ public final class ServerCounters implements AutoCloseable {
         return laggardsResynced;
     }
 
-    /** @return joins whose named donor died or rejoined itself before the joining worker voted: told to join again. */
-    public Counter donorsLost() {
-        return donorsLost;
-    }
-
     /** @return HELLO_ACKs sent: answers to accepted HELLOs, each proving the server to a worker. */
     public Counter helloAnswers() {
         return helloAnswers;
@@ -162,8 +155,7 @@ public final class ServerCounters implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
-            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced, donorsLost, helloAnswers,
-            resultDestinations);
+            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced, helloAnswers, resultDestinations);
         CloseHelper.closeAll(rejected.values());
     }
 }

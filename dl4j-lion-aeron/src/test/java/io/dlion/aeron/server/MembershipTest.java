@@ -159,58 +159,6 @@ class MembershipTest {
         assertEquals(0, membership.joinDonor(1), "a new join of worker 1: now worker 0 can hand over");
     }
 
-    /**
-     * A joining worker's named donor dies (or joins again itself) before the joining worker votes: the join is announced
-     * again naming no donor, with the same first round, once, so that the joining worker stops waiting for a hand-over
-     * that never begins (a chaos soak's joining worker waited its whole 30 s begin timeout each time). A join whose
-     * worker has voted (it has the parameters) is left alone.
-     */
-    @Test
-    void shouldAnnounceAJoinAgainWithoutADonorWhenItsDonorIsGoneBeforeTheJoiningWorkerVotes() {
-        final Membership membership = membership(null);
-        for (int w = 0; w < WORKERS; w++) {
-            assertNull(hello(membership, w, 0, 100 + w, null, 0, -1, false));
-        }
-        assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 200, null, 0, 4, true));
-        assertEquals(1, membership.joinDonor(0));
-        membership.noticeSent(0);
-        assertEquals(0, membership.dropLostDonors(w -> false), "every donor lives: nothing to do");
-        assertEquals(-1, membership.nextNotice());
-
-        assertEquals(1, membership.dropLostDonors(w -> w == 1), "worker 0's donor, worker 1, is gone");
-        assertEquals(0, membership.nextNotice(), "worker 0's join is announced again");
-        assertEquals(6, membership.joinRound(0), "at the same first round");
-        assertEquals(JoinNoticeFlyweight.NO_DONOR, membership.joinDonor(0), "naming no donor");
-        membership.noticeSent(0);
-        assertEquals(0, membership.dropLostDonors(w -> true), "announced once");
-        assertEquals(1, counters.donorsLost().get());
-
-        // worker 1 missed a round deadline meanwhile (dropped); worker 0 joins again (a new session) and gets worker 2,
-        // which then joins again itself
-        membership.drop(VoterSet.of(WORKERS, 1));
-        assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 201, null, 0, 4, true));
-        assertEquals(2, membership.joinDonor(0));
-        membership.noticeSent(0);
-        assertNull(hello(membership, 2, HelloFlyweight.JOIN_ROUND, 202, null, 0, 4, true));
-        membership.noticeSent(2);
-        assertEquals(1, membership.dropLostDonors(w -> false), "a donor that joins again has no parameters to hand over");
-        assertEquals(0, membership.nextNotice());
-        assertEquals(JoinNoticeFlyweight.NO_DONOR, membership.joinDonor(0));
-
-        // worker 2 votes (its join is done); worker 0 joins again, is named worker 2, and votes (it has the parameters):
-        // worker 2 gone then changes nothing
-        membership.onRoundOpen(6);
-        membership.onVote(2);
-        assertNull(hello(membership, 0, HelloFlyweight.JOIN_ROUND, 204, null, 0, 6, true));
-        assertEquals(2, membership.joinDonor(0));
-        membership.noticeSent(0);
-        membership.onVote(0);
-        assertEquals(0, membership.dropLostDonors(w -> w == 2), "worker 0 voted: its hand-over is done");
-        assertEquals(2, membership.joinDonor(0));
-        assertEquals(-1, membership.nextNotice());
-        assertEquals(2, counters.donorsLost().get());
-    }
-
     @Test
     void shouldNameNoDonorWhenNoWorkerIsLive() {
         final Membership membership = membership(null);
