@@ -91,6 +91,12 @@ class ManyWorkersTest {
                         assertArrayEquals(first.countPlanes(), result.countPlanes(), "worker " + w + ": the same counts");
                     }
                 }
+                // the server sets its counters after it published the round's last chunk: a worker can have it first
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (job.serverCounters().rounds().get() < round + 1 && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(1);
+                }
+                assertEquals(round + 1, job.serverCounters().rounds().get(), n + " workers, " + rule + ": rounds completed");
                 assertEquals(n, job.serverCounters().votersLastRound().get(), n + " workers, " + rule + ", round " + round);
             }
         }
