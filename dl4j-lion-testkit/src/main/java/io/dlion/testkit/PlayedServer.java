@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
+import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
@@ -325,6 +326,29 @@ public final class PlayedServer implements AutoCloseable {
     /** Offer the whole buffer until accepted (10 s at most). */
     public void send(final DirectBuffer frame) {
         Frames.send(results, frame);
+    }
+
+    /**
+     * Offer a result frame until the result publication takes it, as a server whose receivers may hold it back.
+     *
+     * @param frame  the frame.
+     * @param waitNs how long it may be held back (back pressure).
+     * @return false when it was still held back after {@code waitNs}.
+     * @throws IllegalStateException when the publication refuses it for another reason (closed, not connected).
+     */
+    public boolean offerWithin(final DirectBuffer frame, final long waitNs) {
+        final long deadline = System.nanoTime() + waitNs;
+        long result;
+        while ((result = results.offer(frame)) < 0) {
+            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION) {
+                throw new IllegalStateException("result frame refused: " + result);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     @Override

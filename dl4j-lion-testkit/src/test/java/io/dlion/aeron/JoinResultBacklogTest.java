@@ -9,7 +9,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.aeron.Publication;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.exchange.JoinNotice;
@@ -156,17 +155,9 @@ class JoinResultBacklogTest {
     private void sendRound(final ChunkLayout layout, final long round, final long[][] planes, final long waitNs) {
         for (int c = 0; c < layout.chunkCount(); c++) {
             final UnsafeBuffer frame = new UnsafeBuffer(Frames.averageResult(JOB, round, 0, layout, c, VOTERS, planes));
-            final long deadline = System.nanoTime() + waitNs;
-            long result;
-            while ((result = played.results().offer(frame)) < 0) {
-                if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION) {
-                    fail("offer of round " + round + " refused: " + result);
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    fail("round " + round + "'s result held back for " + TimeUnit.NANOSECONDS.toSeconds(waitNs)
-                        + " s by the joined worker's unread results (position " + played.results().position() + ")");
-                }
-                Thread.onSpinWait();
+            if (!played.offerWithin(frame, waitNs)) {
+                fail("round " + round + "'s result held back for " + TimeUnit.NANOSECONDS.toSeconds(waitNs)
+                    + " s by the joined worker's unread results (position " + played.results().position() + ")");
             }
         }
     }

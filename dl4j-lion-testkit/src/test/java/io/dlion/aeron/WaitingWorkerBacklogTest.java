@@ -9,7 +9,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.aeron.Publication;
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
@@ -121,17 +120,9 @@ class WaitingWorkerBacklogTest {
         final long[][] planes, final long waitNs) {
         for (int c = 0; c < layout.chunkCount(); c++) {
             final UnsafeBuffer frame = new UnsafeBuffer(Frames.averageResult(JOB, round, slice, layout, c, VOTERS, planes));
-            final long deadline = System.nanoTime() + waitNs;
-            long result;
-            while ((result = server.results().offer(frame)) < 0) {
-                if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION) {
-                    fail("offer of slice " + slice + "'s round " + round + " refused: " + result);
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    fail("slice " + slice + "'s result of round " + round + " held back for " + TimeUnit.NANOSECONDS.toSeconds(waitNs)
-                        + " s by the unread results of a worker that waits for another slice (position " + server.results().position() + ")");
-                }
-                Thread.onSpinWait();
+            if (!server.offerWithin(frame, waitNs)) {
+                fail("slice " + slice + "'s result of round " + round + " held back for " + TimeUnit.NANOSECONDS.toSeconds(waitNs)
+                    + " s by the unread results of a worker that waits for another slice (position " + server.results().position() + ")");
             }
         }
     }
