@@ -1,11 +1,17 @@
 package io.dlion.cli;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
+import io.dlion.testkit.ChildProcess;
 import io.dlion.testkit.chaos.ChaosChecker;
 import io.dlion.testkit.chaos.ChaosRun;
 import io.dlion.testkit.chaos.FaultKind;
@@ -15,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The chaos soak of real processes ({@code ./dlion chaos}): a sharded job of worker processes over UDP loopback under the
  * seeded nemesis, checked by the history checker. The default suite runs one short soak (3 workers, one minute: a kill of
  * the relay and its restart, a stop past the deadline, a loss burst, garbage, as the seed draws them); the slow suite runs
- * three seeds for ten minutes each with every fault kind. A failure names the seed and the command that replays it.
+ * three seeds for ten minutes each with every fault kind. A failure names the seed and the command that replays it. A run
+ * stopped before its end (SIGTERM) kills what it started and removes their Aeron directories.
  */
 class ChaosCommandTest {
 
@@ -63,6 +71,38 @@ class ChaosCommandTest {
         assertTrue(kinds.get(FaultKind.KILL_RELAY) >= 1, "the relay was killed: " + kinds);
         assertTrue(result.verdict().recoveries().stream().anyMatch(r -> r.measured() && "rejoin".equals(r.measure())),
             "a restarted worker rejoined: " + result.verdict().recoveries());
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void shouldLeaveNothingBehindWhenStoppedBeforeItsEnd() throws Exception {
+        final Path out = Path.of("target", "chaos-stopped-test").toAbsolutePath();
+        final Set<String> before = chaosDirectories();
+        final ChildProcess run = ChildProcess.start("chaos", DLionCli.class.getName(), List.of("chaos", "--workers", "3", "--min-voters", "1",
+            "--minutes", "1", "--seed", "7", "--epochs", "4", "--out", out.toString()), "512m", out.resolveSibling("chaos-stopped-test.log"));
+        try {
+            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (run.lastLine(l -> l.contains("every worker applied a round")) == null) {
+                assertTrue(run.isAlive() && System.nanoTime() - deadline < 0, "the job did not start: " + run.lines());
+                Thread.sleep(200);
+            }
+            run.stop(); // SIGTERM, as Ctrl-C or a scheduler's cancel
+        } finally {
+            ChildProcess.killLiving(List.of(run));
+        }
+        final String said = run.lastLine(l -> l.contains("stopped before its end"));
+        assertTrue(said != null && said.contains("3 processes killed"), "the run said what it stopped: " + run.lines());
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            final List<String> left = all.map(p -> p.info().commandLine().orElse("")).filter(c -> c.contains(out.toString())).toList();
+            assertEquals(List.of(), left, "no process of the run left");
+        }
+        assertEquals(before, chaosDirectories(), "no Aeron directory of the run left in /dev/shm");
+    }
+
+    private static Set<String> chaosDirectories() throws IOException {
+        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
+            return shm.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("aeron-chaos-")).collect(Collectors.toSet());
+        }
     }
 
     @Test

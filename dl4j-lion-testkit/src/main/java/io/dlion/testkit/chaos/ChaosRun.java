@@ -60,7 +60,10 @@ public final class ChaosRun {
 
     private final Context ctx;
     private final PrintStream out;
+    /** Every process the run started; guarded by itself (the shutdown hook reads it from another thread). */
     private final List<ChildProcess> children = new ArrayList<>();
+    /** Set by {@link #abandon()} under {@code children}: no process is started after it. */
+    private boolean abandoned;
     private final Set<String> killedNames = new HashSet<>();
     /** Faults whose targets the run chose when they came (the relay, wherever slice 0 is served then), by index. */
     private final Map<Integer, Fault> retargeted = new TreeMap<>();
@@ -131,6 +134,8 @@ public final class ChaosRun {
         final List<Fault> spraying = new ArrayList<>();
         boolean timedOut = false;
         workers = new ChildProcess[n];
+        final Thread onStop = new Thread(this::abandon, "chaos-stopped");
+        Runtime.getRuntime().addShutdownHook(onStop);
         try {
             for (int w = 0; w < n; w++) {
                 workers[w] = worker(w, false);
@@ -188,7 +193,12 @@ public final class ChaosRun {
                 }
             }
         } finally {
-            for (final ChildProcess c : children) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onStop);
+            } catch (final IllegalStateException stopping) {
+                // the JVM is stopping: the hook cleans up
+            }
+            for (final ChildProcess c : children()) {
                 if (c.isAlive()) {
                     try {
                         c.signal("CONT");
@@ -469,9 +479,60 @@ public final class ChaosRun {
     private ChildProcess start(final String name, final List<String> jvmFlags, final List<String> args, final String heap) throws IOException {
         final List<String> jvm = new ArrayList<>(jvmFlags);
         jvm.add("-Daeron.dir=" + aeronDir(name));
-        final ChildProcess c = ChildProcess.start(name, DLION_CLI, jvm, args, heap, dir.resolve("logs").resolve(name + ".log"));
-        children.add(c);
-        return c;
+        synchronized (children) {
+            if (abandoned) {
+                throw new IllegalStateException("the chaos run was stopped: " + name + " not started");
+            }
+            final ChildProcess c = ChildProcess.start(name, DLION_CLI, jvm, args, heap, dir.resolve("logs").resolve(name + ".log"));
+            children.add(c);
+            return c;
+        }
+    }
+
+    /**
+     * The run's JVM was told to stop (SIGTERM, Ctrl-C) before the run ended, when the {@code finally} of {@link #run()}
+     * does not run: kill every process the run started (continued first if stopped) and remove their Aeron directories,
+     * so that an interrupted soak leaves nothing behind either. Its histories so far stay in its directory, unchecked.
+     */
+    private void abandon() {
+        final List<ChildProcess> living = new ArrayList<>();
+        synchronized (children) {
+            abandoned = true;
+            for (final ChildProcess c : children) {
+                if (c.isAlive()) {
+                    living.add(c);
+                }
+            }
+        }
+        int removed = 0;
+        try {
+            for (final ChildProcess c : living) {
+                try {
+                    c.signal("CONT");
+                } catch (final IOException exited) {
+                    // it exited meanwhile
+                }
+                c.kill();
+            }
+            try (Stream<Path> shm = Files.list(ctx.shmDir)) {
+                for (final Path p : (Iterable<Path>) shm::iterator) {
+                    if (p.getFileName().toString().startsWith("aeron-chaos-" + tag + "-")) {
+                        deleteTree(p);
+                        removed++;
+                    }
+                }
+            }
+        } catch (final IOException | InterruptedException e) {
+            out.println("chaos: stopped before its end; cleaning up failed: " + e);
+        }
+        out.printf("chaos: stopped before its end: %d processes killed, %d Aeron directories removed; histories so far in %s (unchecked)%n",
+            living.size(), removed, dir);
+    }
+
+    private List<ChildProcess> children() {
+        synchronized (children) {
+            return List.copyOf(children);
+        }
     }
 
     private String aeronDir(final String name) {
@@ -510,7 +571,7 @@ public final class ChaosRun {
     /** @return processes, Aeron directories and namespaces of this run still there (the killed processes' directories removed). */
     private List<String> leftovers() throws IOException, InterruptedException {
         final List<String> left = new ArrayList<>();
-        for (final ChildProcess c : children) {
+        for (final ChildProcess c : children()) {
             if (c.isAlive()) {
                 left.add("process " + c.name() + " (pid " + c.pid() + ") still runs");
             }
