@@ -75,6 +75,10 @@ public final class ChaosRun {
     private Path strangerSecret;
     private ChildProcess[] workers;
     private final int[] incarnation;
+    /** Per worker, when the nemesis last killed it ({@link Long#MIN_VALUE}: never): see {@link #remaining}. */
+    private final long[] killedAtMs;
+    /** Per worker, whether the nemesis has it stopped now. */
+    private final boolean[] stopped;
     private long startWallMs;
     private int removed;
 
@@ -88,6 +92,9 @@ public final class ChaosRun {
         this.tag = Long.toHexString(new SecureRandom().nextLong() & 0xffffffffL);
         this.dir = ctx.out.toAbsolutePath();
         this.incarnation = new int[ctx.schedule.workers()];
+        this.killedAtMs = new long[ctx.schedule.workers()];
+        java.util.Arrays.fill(killedAtMs, Long.MIN_VALUE);
+        this.stopped = new boolean[ctx.schedule.workers()];
     }
 
     /** What the run found. */
@@ -265,6 +272,7 @@ public final class ChaosRun {
                 for (final int w : t) {
                     killedNames.add(workers[w].name());
                     workers[w].kill();
+                    killedAtMs[w] = System.currentTimeMillis();
                 }
                 log(f, "SIGKILL workers " + java.util.Arrays.toString(t));
                 return true;
@@ -277,6 +285,7 @@ public final class ChaosRun {
                     return false;
                 }
                 workers[t[0]].signal("STOP");
+                stopped[t[0]] = true;
                 log(f, "SIGSTOP worker " + t[0]);
                 return true;
             case LOSS:
@@ -345,8 +354,9 @@ public final class ChaosRun {
     /**
      * The plan counts a restarted worker in again {@code rejoinAllowanceMs} after its restart; on a loaded machine a rejoin
      * can take longer (its JVM, the data, the hand-over, the rounds it reads to catch up). So before it kills or stops, the
-     * nemesis checks what the job shows: at least the quorum of the workers the last round applied counted must remain, else
-     * the fault is skipped (a round that only the others could vote in would be aborted below the quorum, and the job fail).
+     * nemesis checks what the job shows: at least the quorum of the workers the last round applied counted must remain, not
+     * stopped and not killed since that round ({@link #remaining}), else the fault is skipped (a round that only the others
+     * could vote in would be aborted below the quorum, and the job fail).
      *
      * @return true when the fault may go ahead.
      */
@@ -371,20 +381,35 @@ public final class ChaosRun {
         if (last == null) {
             return true;
         }
+        if (remaining(last, targets, killedAtMs, stopped) < ctx.schedule.minVoters()) {
+            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
+                + java.util.Arrays.toString(targets) + " and those killed since or stopped, fewer than the quorum ("
+                + ctx.schedule.minVoters() + ") would remain");
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * @param last       the last round any worker applied, as its history says.
+     * @param targets    the workers the fault would kill or stop.
+     * @param killedAtMs per worker, when the nemesis last killed it ({@link Long#MIN_VALUE}: never).
+     * @param stopped    per worker, whether it is stopped now.
+     * @return the workers that round counted that would still hold the job's parameters and run: not targets, not stopped,
+     *     and not killed since that round (a restarted process has no parameters until it has joined and voted, and a job
+     *     stuck in a failover may show a last round from long before: seed 4403's nemesis killed the last worker with
+     *     parameters while the others, counted in that round, were all rejoining).
+     */
+    static int remaining(final HistoryEvent last, final int[] targets, final long[] killedAtMs, final boolean[] stopped) {
         int remain = 0;
-        for (int w = 0; w < workers.length; w++) {
+        for (int w = 0; w < killedAtMs.length; w++) {
             boolean target = false;
             for (final int x : targets) {
                 target |= x == w;
             }
-            remain += last.voted(w) && !target ? 1 : 0;
+            remain += last.voted(w) && !target && !stopped[w] && killedAtMs[w] < last.timeMs() ? 1 : 0;
         }
-        if (remain < ctx.schedule.minVoters()) {
-            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
-                + java.util.Arrays.toString(targets) + " fewer than the quorum (" + ctx.schedule.minVoters() + ") would remain");
-            return false;
-        }
-        return true;
+        return remain;
     }
 
     /** @return the fault as it was carried out: the planned one, or with the targets chosen when it came. */
@@ -426,6 +451,7 @@ public final class ChaosRun {
                 break;
             case STOP:
                 workers[t[0]].signal("CONT");
+                stopped[t[0]] = false;
                 log(f, "SIGCONT worker " + t[0]);
                 break;
             case LOSS:
