@@ -1,6 +1,7 @@
 package io.dlion.aeron.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,10 +70,10 @@ public final class AeronVoteExchange implements VoteExchange {
     private final Context ctx;
     private final VotePayload payload;
     private final RoundLoop<RoundResult> loop;
-    /** The round in which this worker last found an awaited proven server dead, -1 before: see {@link #goneServers}. */
-    private long deathRound = -1;
     /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
     private final int[] sliceOwner;
+    /** The round in which this worker last found an awaited proven server dead, -1 before: see {@link #goneServers}. */
+    private long deathRound = -1;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
@@ -391,7 +392,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
                     + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead"
-                    + (lostSlices.length > 1 ? ", with the servers of slices " + java.util.Arrays.toString(lostSlices) : "") + "; " + owners);
+                    + (lostSlices.length > 1 ? ", with the servers of slices " + Arrays.toString(lostSlices) : "") + "; " + owners);
             } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
@@ -419,7 +420,7 @@ public final class AeronVoteExchange implements VoteExchange {
         int[] slices = new int[0];
         for (final SliceLink link : loop.links()) {
             if (sliceOwner[link.index()] != ctx.workerId && link.serverGone(now, ctx.owners.silenceNs())) {
-                slices = java.util.Arrays.copyOf(slices, slices.length + 1);
+                slices = Arrays.copyOf(slices, slices.length + 1);
                 slices[slices.length - 1] = link.endpoint().slice();
             }
         }
@@ -432,7 +433,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 return slices;
             }
         }
-        final int[] with = java.util.Arrays.copyOf(slices, slices.length + 1);
+        final int[] with = Arrays.copyOf(slices, slices.length + 1);
         with[slices.length] = slice;
         return with;
     }
@@ -445,7 +446,7 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         ctx.owners.onServersLost(slices);
         loop.counters().slicesMoved().incrementRelease();
-        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + java.util.Arrays.toString(slices)
+        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + Arrays.toString(slices)
             + " are silent and disconnected too, in round " + deathRound + ": dead; " + ctx.owners);
         return followOwners();
     }
