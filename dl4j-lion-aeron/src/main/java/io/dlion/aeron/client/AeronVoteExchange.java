@@ -1,7 +1,6 @@
 package io.dlion.aeron.client;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -70,10 +69,10 @@ public final class AeronVoteExchange implements VoteExchange {
     private final Context ctx;
     private final VotePayload payload;
     private final RoundLoop<RoundResult> loop;
-    /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
-    private final int[] sliceOwner;
     /** The round in which this worker last found an awaited proven server dead, -1 before: see {@link #goneServers}. */
     private long deathRound = -1;
+    /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
+    private final int[] sliceOwner;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
@@ -392,7 +391,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
                     + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead"
-                    + (lostSlices.length > 1 ? ", with the servers of slices " + Arrays.toString(lostSlices) : "") + "; " + owners);
+                    + (lostSlices.length > 1 ? ", with the servers of slices " + java.util.Arrays.toString(lostSlices) : "") + "; " + owners);
             } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
@@ -420,7 +419,7 @@ public final class AeronVoteExchange implements VoteExchange {
         int[] slices = new int[0];
         for (final SliceLink link : loop.links()) {
             if (sliceOwner[link.index()] != ctx.workerId && link.serverGone(now, ctx.owners.silenceNs())) {
-                slices = Arrays.copyOf(slices, slices.length + 1);
+                slices = java.util.Arrays.copyOf(slices, slices.length + 1);
                 slices[slices.length - 1] = link.endpoint().slice();
             }
         }
@@ -433,7 +432,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 return slices;
             }
         }
-        final int[] with = Arrays.copyOf(slices, slices.length + 1);
+        final int[] with = java.util.Arrays.copyOf(slices, slices.length + 1);
         with[slices.length] = slice;
         return with;
     }
@@ -446,7 +445,7 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         ctx.owners.onServersLost(slices);
         loop.counters().slicesMoved().incrementRelease();
-        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + Arrays.toString(slices)
+        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + java.util.Arrays.toString(slices)
             + " are silent and disconnected too, in round " + deathRound + ": dead; " + ctx.owners);
         return followOwners();
     }
