@@ -69,8 +69,6 @@ public final class AeronVoteExchange implements VoteExchange {
     private final Context ctx;
     private final VotePayload payload;
     private final RoundLoop<RoundResult> loop;
-    /** The round in which this worker last found an awaited proven server dead, -1 before: see {@link #goneServers}. */
-    private long deathRound = -1;
     /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
     private final int[] sliceOwner;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
@@ -365,9 +363,6 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         final long now = ctx.nanoClock.nanoTime();
         int work = 0;
-        if (deathRound >= 0 && !owners.isJoining() && loop.session().inRound() && loop.session().submittedRound() == deathRound) {
-            work += moveGoneServers(now);
-        }
         for (final SliceLink link : loop.links()) {
             final int slice = link.endpoint().slice();
             if (link.connected() && link.serverRank() >= 0 && link.serverRank() != sliceOwner[link.index()]) {
@@ -382,16 +377,10 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             final int lost = owners.owner(slice);
             if (link.connected() || (!owners.isJoining() && !isAlive(lost))) {
-                final boolean judged = link.connected() && !owners.isJoining();
-                final int[] lostSlices = judged ? withSlice(goneServers(now), slice) : new int[] {slice};
-                if (judged) {
-                    deathRound = loop.session().submittedRound();
-                }
-                owners.onServersLost(lostSlices);
+                owners.onServerLost(slice);
                 loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
-                    + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead"
-                    + (lostSlices.length > 1 ? ", with the servers of slices " + java.util.Arrays.toString(lostSlices) : "") + "; " + owners);
+                    + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead; " + owners);
             } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
@@ -400,54 +389,6 @@ public final class AeronVoteExchange implements VoteExchange {
             work += followOwners();
         }
         return work;
-    }
-
-    /**
-     * The proven servers of ranks other than this one that are gone ({@link SliceLink#serverGone}: silent and
-     * disconnected), whether or not their results are awaited: when a proven server whose result this worker awaits is
-     * found dead, these are found dead with it, and so is any that goes later in the same round ({@link #deathRound}).
-     * Two ranks killed together are then found together, in the round that every worker that goes on is in, awaiting the
-     * first one's slice. Found later, the second (whose result of that round this worker held) was judged only in the next
-     * round, when its result was awaited again: a chaos soak's job stopped 5 s more, and the new servers of the first
-     * rank's slices waited for the second's votes until their round deadline. The workers that judge so have applied the
-     * same rounds, as those that judge an awaited server: none of them can complete the round while a slice's server is
-     * dead.
-     *
-     * @return their slices, empty for none.
-     */
-    private int[] goneServers(final long now) {
-        int[] slices = new int[0];
-        for (final SliceLink link : loop.links()) {
-            if (sliceOwner[link.index()] != ctx.workerId && link.serverGone(now, ctx.owners.silenceNs())) {
-                slices = java.util.Arrays.copyOf(slices, slices.length + 1);
-                slices[slices.length - 1] = link.endpoint().slice();
-            }
-        }
-        return slices;
-    }
-
-    private static int[] withSlice(final int[] slices, final int slice) {
-        for (final int s : slices) {
-            if (s == slice) {
-                return slices;
-            }
-        }
-        final int[] with = java.util.Arrays.copyOf(slices, slices.length + 1);
-        with[slices.length] = slice;
-        return with;
-    }
-
-    /** In the round a server was found dead: the servers gone since are dead too ({@link #goneServers}). */
-    private int moveGoneServers(final long now) {
-        final int[] slices = goneServers(now);
-        if (slices.length == 0) {
-            return 0;
-        }
-        ctx.owners.onServersLost(slices);
-        loop.counters().slicesMoved().incrementRelease();
-        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + java.util.Arrays.toString(slices)
-            + " are silent and disconnected too, in round " + deathRound + ": dead; " + ctx.owners);
-        return followOwners();
     }
 
     /**

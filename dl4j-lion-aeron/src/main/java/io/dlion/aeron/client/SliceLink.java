@@ -192,17 +192,6 @@ final class SliceLink implements AutoCloseable {
     }
 
     /**
-     * @param now       the clock.
-     * @param silenceNs how long a server may be silent.
-     * @return true when the slice's proven server has sent nothing for {@code silenceNs} (since its last frame or the
-     *     round's start) and the vote publication to it lost its connection, whether or not its result is awaited: gone,
-     *     as a server found dead is.
-     */
-    boolean serverGone(final long now, final long silenceNs) {
-        return proof.isProven() && proof.silentFor(now, silenceNs) && !publication.isConnected();
-    }
-
-    /**
      * @return true while the slice's server has proven itself and this worker's vote publication to it is connected: its
      *     media driver still answers, whether or not this worker awaits anything of the slice now.
      */
