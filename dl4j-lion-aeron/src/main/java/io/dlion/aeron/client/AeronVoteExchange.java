@@ -391,35 +391,19 @@ public final class AeronVoteExchange implements VoteExchange {
         return work;
     }
 
-    /**
-     * Point every slice at its slice's server by the owners' view: the dead rank's other slices move too. A moved slice's
-     * new server is judged silent from when this worker last heard its rank on another slice's link.
-     */
+    /** Point every slice at its slice's server by the owners' view: the dead rank's other slices move too. */
     private int followOwners() {
         final SliceLink[] links = loop.links();
         int moved = 0;
         for (int i = 0; i < links.length; i++) {
             final int owner = ctx.owners.owner(links[i].endpoint().slice());
             if (owner != sliceOwner[i]) {
-                final long heardNs = lastHeardFrom(owner);
                 sliceOwner[i] = owner;
-                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().slice()), heardNs);
+                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().slice()));
                 moved++;
             }
         }
         return moved;
-    }
-
-    /** @return the latest {@link SliceLink#heardNs()} of the links whose proven server is rank r's, or never. */
-    private long lastHeardFrom(final int r) {
-        long heardNs = ServerProof.NEVER_HEARD;
-        for (final SliceLink link : loop.links()) {
-            final long heard = link.heardNs();
-            if (sliceOwner[link.index()] == r && heard != ServerProof.NEVER_HEARD && (heardNs == ServerProof.NEVER_HEARD || heard - heardNs > 0)) {
-                heardNs = heard;
-            }
-        }
-        return heardNs;
     }
 
     /**

@@ -161,16 +161,14 @@ final class SliceLink implements AutoCloseable {
      * it), and the slice's result is read again whole.
      *
      * @param voteChannel the new server's vote channel.
-     * @param heardNs     when this worker last heard the new server's rank on another link ({@link #heardNs()}, the
-     *                    latest of them), or {@link ServerProof#NEVER_HEARD}: its silence counts from then.
      */
-    void moveTo(final String voteChannel, final long heardNs) {
+    void moveTo(final String voteChannel) {
         final ExclusivePublication old = publication;
         endpoint = endpoint.withVoteChannel(voteChannel);
         publication = aeron.addExclusivePublication(voteChannel, endpoint.voteStreamId());
         CloseHelper.quietClose(old);
         nextChunk = layout.chunkCount();
-        proof.serverMoved(nanoClock.nanoTime(), heardNs);
+        proof.serverMoved(nanoClock.nanoTime());
     }
 
     /**
@@ -197,14 +195,6 @@ final class SliceLink implements AutoCloseable {
      */
     boolean serverReachable() {
         return proof.isProven() && publication.isConnected();
-    }
-
-    /**
-     * @return when the proven server last sent a frame or a round started, whichever is later;
-     *     {@link ServerProof#NEVER_HEARD} while no server is proven.
-     */
-    long heardNs() {
-        return proof.heardNs();
     }
 
     /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */
