@@ -64,7 +64,8 @@ public final class ChaosRun {
     private final List<ChildProcess> children = new ArrayList<>();
     /** Set by {@link #abandon()} under {@code children}: no process is started after it. */
     private boolean abandoned;
-    private final Set<String> killedNames = new HashSet<>();
+    /** Names of the processes the run killed; the shutdown hook adds to it from another thread. */
+    private final Set<String> killedNames = java.util.Collections.synchronizedSet(new HashSet<>());
     /** Faults whose targets the run chose when they came (the relay, wherever slice 0 is served then), by index. */
     private final Map<Integer, Fault> retargeted = new TreeMap<>();
     private final List<String> nemesisLog = new ArrayList<>();
@@ -205,17 +206,7 @@ public final class ChaosRun {
             } catch (final IllegalStateException stopping) {
                 // the JVM is stopping: the hook cleans up
             }
-            for (final ChildProcess c : children()) {
-                if (c.isAlive()) {
-                    try {
-                        c.signal("CONT");
-                    } catch (final IOException ignored) {
-                        // it exited meanwhile
-                    }
-                    killedNames.add(c.name());
-                    c.kill();
-                }
-            }
+            killLiving();
         }
         injected.sort(Comparator.comparingInt(i -> i.fault().index()));
         final Map<Integer, Integer> exits = new TreeMap<>();
@@ -521,28 +512,16 @@ public final class ChaosRun {
      * so that an interrupted soak leaves nothing behind either. Its histories so far stay in its directory, unchecked.
      */
     private void abandon() {
-        final List<ChildProcess> living = new ArrayList<>();
         synchronized (children) {
             abandoned = true;
-            for (final ChildProcess c : children) {
-                if (c.isAlive()) {
-                    living.add(c);
-                }
-            }
         }
+        int killed = 0;
         int removed = 0;
         try {
-            for (final ChildProcess c : living) {
-                try {
-                    c.signal("CONT");
-                } catch (final IOException exited) {
-                    // it exited meanwhile
-                }
-                c.kill();
-            }
+            killed = killLiving();
             try (Stream<Path> shm = Files.list(ctx.shmDir)) {
                 for (final Path p : (Iterable<Path>) shm::iterator) {
-                    if (p.getFileName().toString().startsWith("aeron-chaos-" + tag + "-")) {
+                    if (p.getFileName().toString().startsWith(dirPrefix())) {
                         deleteTree(p);
                         removed++;
                     }
@@ -552,7 +531,30 @@ public final class ChaosRun {
             out.println("chaos: stopped before its end; cleaning up failed: " + e);
         }
         out.printf("chaos: stopped before its end: %d processes killed, %d Aeron directories removed; histories so far in %s (unchecked)%n",
-            living.size(), removed, dir);
+            killed, removed, dir);
+    }
+
+    /**
+     * SIGKILL every process the run started that still lives, continued first if stopped (a stopped process dies only
+     * once continued), its name kept as one the run killed.
+     *
+     * @return how many it killed.
+     */
+    private int killLiving() throws InterruptedException {
+        int killed = 0;
+        for (final ChildProcess c : children()) {
+            if (c.isAlive()) {
+                try {
+                    c.signal("CONT");
+                } catch (final IOException exited) {
+                    // it exited meanwhile
+                }
+                killedNames.add(c.name());
+                c.kill();
+                killed++;
+            }
+        }
+        return killed;
     }
 
     private List<ChildProcess> children() {
@@ -562,7 +564,12 @@ public final class ChaosRun {
     }
 
     private String aeronDir(final String name) {
-        return ctx.shmDir.resolve("aeron-chaos-" + tag + "-" + name).toString();
+        return ctx.shmDir.resolve(dirPrefix() + name).toString();
+    }
+
+    /** @return how the names of this run's Aeron directories begin: {@code aeron-chaos-TAG-}, then the process's name. */
+    private String dirPrefix() {
+        return "aeron-chaos-" + tag + "-";
     }
 
     private Path lossSwitch(final int w) {
@@ -622,10 +629,10 @@ public final class ChaosRun {
         try (Stream<Path> shm = Files.list(ctx.shmDir)) {
             for (final Path p : (Iterable<Path>) shm::iterator) {
                 final String name = p.getFileName().toString();
-                if (!name.startsWith("aeron-chaos-" + tag + "-")) {
+                if (!name.startsWith(dirPrefix())) {
                     continue;
                 }
-                final String process = name.substring(("aeron-chaos-" + tag + "-").length());
+                final String process = name.substring(dirPrefix().length());
                 if (killedNames.contains(process)) {
                     deleteTree(p);
                     removed++;
