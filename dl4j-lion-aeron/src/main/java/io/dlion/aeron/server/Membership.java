@@ -22,7 +22,7 @@ import org.agrona.concurrent.EpochClock;
  *       deadline it missed ({@link #drop}) and is active again when its vote of a round arrives before that round's
  *       voters are fixed ({@link #onTimelyVote}), or when it says HELLO again.</li>
  *   <li><b>Joins</b>: a join HELLO comes from a restarted worker without parameters. It is named a first round R (the
- *       highest round opened + 2) and a donor (the lowest live worker), announced in a JOIN_NOTICE
+ *       highest round opened + 2; on a fresh server, the round the live workers name + 2) and a donor (the lowest live worker), announced in a JOIN_NOTICE
  *       ({@link #nextNotice()}), announced again after every answer to its donor until round R opens
  *       ({@link #answered}), and waited for again from round R on ({@link #onRoundOpen}).</li>
  *   <li><b>Laggards</b>: on a fresh server (no round completed), workers whose HELLO names an older round than the
@@ -33,6 +33,9 @@ import org.agrona.concurrent.EpochClock;
  * agent thread only.
  */
 final class Membership {
+    /** The join round of a join that a fresh server cannot name yet: no live worker has said HELLO to it. */
+    private static final long ROUND_UNKNOWN = Long.MAX_VALUE;
+
     private final int slice;
     private final long paramCount;
     private final HelloCredentials credentials;
@@ -170,6 +173,7 @@ final class Membership {
             joinHello.remove(worker);
             helloRound[worker] = hello.round();
             active.add(worker);
+            announceDeferredJoins(latestRound);
             if (!roundCompleted) {
                 resyncLaggards(latestRound);
             } else if (newSession && hello.round() < latestRound) {
@@ -212,7 +216,7 @@ final class Membership {
      * @return its first round, or -1.
      */
     long answerJoinRound(final int worker) {
-        return joinPending.contains(worker) || joinHello.contains(worker) ? joinRound[worker] : -1;
+        return (joinPending.contains(worker) || joinHello.contains(worker)) && joinRound[worker] != ROUND_UNKNOWN ? joinRound[worker] : -1;
     }
 
     /**
@@ -265,16 +269,29 @@ final class Membership {
      * parameters it holds when round R starts. A worker that joined and has not voted yet has no parameters to hand
      * over: it is not named (two workers joining one after the other, the second named the first as its donor, which
      * waited for its own hand-over meanwhile, found by the chaos soak). Votes of the worker's previous incarnation are not waited for any more.
+     * <p>
+     * A fresh server (no round opened) will open the round the live workers' HELLOs name (they vote in it again here,
+     * the round the other slices' servers have open), so that round counts as opened: R is the same on every slice and
+     * the joining worker, which joins at the latest R its slices name, is not waited for on this slice in a round it
+     * does not vote in. A fresh server that no live worker has said HELLO to yet knows no round: the join is announced
+     * when one does ({@link #announceDeferredJoins}). Before, it named round 1, and the slice waited a round deadline
+     * for the joining worker in a round before its first; the worker's first vote then came after that round's voters
+     * were fixed, and the round counted it on every slice but this one.
      */
     private void announceJoin(final int worker, final long latestRound) {
         active.remove(worker);
+        joinPending.add(worker);
+        withoutParameters.add(worker);
         long latest = latestRound;
         if (latest < 0) {
-            // a fresh server: the others' HELLOs name the round they vote in next
             for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
-                if (w != worker && !joinPending.contains(w)) {
-                    latest = Math.max(latest, helloRound[w] - 1);
+                if (!joinPending.contains(w)) {
+                    latest = Math.max(latest, helloRound[w]);
                 }
+            }
+            if (latest < 0) {
+                joinRound[worker] = ROUND_UNKNOWN;
+                return;
             }
         }
         final long first = latest + 2;
@@ -288,11 +305,22 @@ final class Membership {
             }
         }
         joinDonor[worker] = donor;
-        joinPending.add(worker);
-        withoutParameters.add(worker);
         notices.add(worker);
         announced.add(worker);
         counters.joinsAnnounced().incrementPlain();
+    }
+
+    /**
+     * A live worker said HELLO: joins that a fresh server heard before any live worker's HELLO get their round now.
+     *
+     * @param latestRound the highest round opened so far, -1 on a fresh server.
+     */
+    private void announceDeferredJoins(final long latestRound) {
+        for (int w = joinPending.next(0); w >= 0; w = joinPending.next(w + 1)) {
+            if (joinRound[w] == ROUND_UNKNOWN) {
+                announceJoin(w, latestRound);
+            }
+        }
     }
 
     /**

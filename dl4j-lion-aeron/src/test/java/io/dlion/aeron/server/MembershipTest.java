@@ -7,7 +7,6 @@ import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
-import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -159,12 +158,50 @@ class MembershipTest {
         assertEquals(0, membership.joinDonor(1), "a new join of worker 1: now worker 0 can hand over");
     }
 
+    /**
+     * A fresh server (a slice taken over) hears a restarted worker's join HELLO before any live worker's: it knows no
+     * round, so it names none (no JOIN_NOTICE, no join round in its answers) until a live worker says HELLO; then the
+     * join's round is the live workers' round + 2, as on the servers that have that round open. Before, it named round
+     * 1 at once, waited a round deadline for the joining worker in a round before the one it joined at, and counted it
+     * in that round on every slice but this one.
+     */
     @Test
-    void shouldNameNoDonorWhenNoWorkerIsLive() {
+    void shouldAnnounceAJoinHeardBeforeAnyLiveWorkerOnceOneSaysHello() {
         final Membership membership = membership(null);
         assertNull(hello(membership, 2, HelloFlyweight.JOIN_ROUND, 100, null, 0, -1, false));
-        assertEquals(JoinNoticeFlyweight.NO_DONOR, membership.joinDonor(2));
-        assertEquals(1, membership.joinRound(2), "a fresh server that knows no round: round 1");
+        assertEquals(0, membership.announced().word(0), "no round to name yet");
+        assertEquals(-1, membership.nextNotice());
+        assertEquals(-1, membership.answerJoinRound(2), "its answers name no join round");
+        assertTrue(membership.isBeforeJoinRound(2, 1_000), "its votes do not count before its round is named");
+        assertEquals(0, counters.joinsAnnounced().get());
+        assertEquals(0b011, membership.active().word(0));
+
+        assertNull(hello(membership, 0, 5, 101, null, 0, -1, false), "a live worker in round 5");
+        assertEquals(0b100, membership.announced().word(0));
+        assertEquals(2, membership.nextNotice());
+        assertEquals(7, membership.joinRound(2), "round 5 opens here as on the other slices: 5 + 2");
+        assertEquals(7, membership.answerJoinRound(2));
+        assertEquals(0, membership.joinDonor(2));
+        assertEquals(1, counters.joinsAnnounced().get());
+        assertNull(hello(membership, 1, 5, 102, null, 0, -1, false));
+        assertEquals(0, membership.announced().word(0), "announced once");
+        assertEquals(7, membership.joinRound(2));
+        membership.onRoundOpen(5);
+        assertEquals(0b011, membership.active().word(0), "not waited for before its round");
+        membership.onRoundOpen(7);
+        assertEquals(0b111, membership.active().word(0));
+    }
+
+    /** A fresh server that live workers said HELLO to (round 5) names a join the round they vote in + 2, as the others. */
+    @Test
+    void shouldNameAJoinOnAFreshServerTheLiveWorkersRoundPlusTwo() {
+        final Membership membership = membership(null);
+        assertNull(hello(membership, 0, 5, 100, null, 0, -1, false));
+        assertNull(hello(membership, 1, 5, 101, null, 0, -1, false));
+        assertNull(hello(membership, 2, HelloFlyweight.JOIN_ROUND, 102, null, 0, -1, false));
+        assertEquals(0b100, membership.announced().word(0));
+        assertEquals(7, membership.joinRound(2));
+        assertEquals(0, membership.joinDonor(2));
     }
 
     @Test
