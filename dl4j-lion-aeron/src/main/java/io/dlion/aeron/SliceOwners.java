@@ -209,23 +209,43 @@ public final class SliceOwners {
      * @throws IllegalStateException when no rank is left.
      */
     public void onServerLost(final int slice) {
-        final int lost = owner[slice];
-        if (lost == rank) {
-            return; // this process's own server: it is not dead while this code runs
+        onServersLost(slice);
+    }
+
+    /**
+     * The servers of these slices were found dead together (in one look at the links): every rank serving one of them is
+     * dead, and only then does every slice they served move by the rule, so that no slice moves to a rank found dead with
+     * the others, and a new server here does not wait for any of their votes.
+     *
+     * @param slices slices whose servers fell silent (their ranks may repeat).
+     * @throws IllegalStateException when no rank is left.
+     */
+    public void onServersLost(final int... slices) {
+        final boolean[] lost = new boolean[workers];
+        for (final int slice : slices) {
+            lost[owner[slice]] = owner[slice] != rank; // this process's own server is not dead while this code runs
         }
         if (joining) {
-            dead[lost] = true;
-            foundDeadIn[lost] = Long.MAX_VALUE;
+            for (int r = 0; r < workers; r++) {
+                if (lost[r]) {
+                    dead[r] = true;
+                    foundDeadIn[r] = Long.MAX_VALUE;
+                }
+            }
             for (int s = 0; s < workers; s++) {
-                if (owner[s] == lost) {
-                    owner[s] = next(s, lost);
+                if (lost[owner[s]]) {
+                    owner[s] = next(s, owner[s]);
                 }
             }
             return;
         }
-        foundDeadIn[lost] = lastApplied + 1;
+        for (int r = 0; r < workers; r++) {
+            if (lost[r]) {
+                foundDeadIn[r] = lastApplied + 1;
+            }
+        }
         for (int s = 0; s < workers; s++) {
-            if (owner[s] == lost) {
+            if (lost[owner[s]]) {
                 owner[s] = successor(s);
                 if (owner[s] == rank) {
                     serve.serve(s, foundDeadNow());

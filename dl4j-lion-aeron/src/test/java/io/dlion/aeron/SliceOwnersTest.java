@@ -37,6 +37,32 @@ class SliceOwnersTest {
     }
 
     @Test
+    void shouldMarkEveryRankFoundDeadTogetherBeforeAnySliceMovesOrIsServed() {
+        final List<Integer> served = new ArrayList<>();
+        final List<VoterSet> without = new ArrayList<>();
+        final SliceOwners rank0 = new SliceOwners(sharded(4), 0, SILENCE, (s, d) -> {
+            served.add(s);
+            without.add(d);
+        });
+        rank0.onServersLost(3, 1, 3); // ranks 3 and 1 at once (a rank may repeat)
+        assertEquals(0, rank0.owner(3), "slice 3: ring 3, 0");
+        assertEquals(2, rank0.owner(1), "slice 1: ring 1, 2");
+        assertEquals(List.of(3), served);
+        assertEquals(List.of(VoterSet.of(4, 1, 3)), without, "the new server of slice 3 waits for neither rank's vote");
+
+        final List<VoterSet> oneByOne = new ArrayList<>();
+        final SliceOwners view = new SliceOwners(sharded(4), 0, SILENCE, (s, d) -> oneByOne.add(d));
+        view.onServerLost(3);
+        view.onServerLost(1);
+        assertEquals(List.of(VoterSet.of(4, 3)), oneByOne, "found one after the other, the first new server knew of one");
+
+        final SliceOwners rank1 = new SliceOwners(sharded(4), 1, SILENCE, (s, d) -> { });
+        rank1.onServersLost(2, 3);
+        assertEquals(0, rank1.owner(2), "slice 2 skips rank 3, found dead with rank 2: ring 2, 3, 0");
+        assertEquals(0, rank1.owner(3));
+    }
+
+    @Test
     void shouldWrapAroundTheRing() {
         final List<Integer> served = new ArrayList<>();
         final SliceOwners rank0 = new SliceOwners(sharded(3), 0, SILENCE, (s, d) -> served.add(s));

@@ -43,6 +43,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * worker) and slice 1 to rank 1, a candidate by the voters this worker knows, which never answers. By the rule (see
  * <i>Slice failover</i> in protocol.md) rank 1, silent for 5 s and serving no other slice the worker reached, is dead too,
  * and slice 1 moves on: ranks 1 and 2 found dead, to rank 0.
+ * <p>
+ * The second case is two ranks killed at once (a chaos soak's kill-two failovers took 10-11 s, the silence twice): four
+ * ranks, each serving its own slice; the worker holds slice 3's result of round 0 when ranks 2 and 3 die. Awaiting slice
+ * 2, it finds rank 2 dead, and the rule names rank 3 for slice 2. Rank 3's silence counts from its last frame on slice 3,
+ * not from the move, so rank 3 is found dead as soon as its publications lost their connection, without a second 5 s:
+ * the worker's clock stands still after one silence.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class UnansweredNamedRankTest {
@@ -57,6 +63,7 @@ class UnansweredNamedRankTest {
     private PlayedServer slice0;
     private PlayedServer slice1;
     private PlayedServer slice2;
+    private PlayedServer slice3;
     private AeronVoteExchange worker;
     private final ExecutorService thread = Executors.newSingleThreadExecutor();
 
@@ -64,7 +71,7 @@ class UnansweredNamedRankTest {
     void tearDown() throws InterruptedException {
         thread.shutdownNow();
         thread.awaitTermination(10, TimeUnit.SECONDS);
-        CloseHelper.closeAll(worker, slice2, slice1, slice0);
+        CloseHelper.closeAll(worker, slice3, slice2, slice1, slice0);
     }
 
     @Test
@@ -111,6 +118,57 @@ class UnansweredNamedRankTest {
         // 5 s more without an answer from rank 1 (its port has no server): it is dead too, and slice 1 moves on, to rank 0
         jumped.addAndGet(JUMP_NS);
         assertEquals(1, served.poll(20, TimeUnit.SECONDS), "rank 1 never answered for slice 1: slice 1 moves on to rank 0");
+        assertFalse(round0.isDone(), "still in round 0: " + (round0.isDone() ? round0 : ""));
+    }
+
+    @Test
+    void shouldFindANamedRankThatDiedWithThePreviousServerDeadFromItsLastFrameNotFromTheMove() throws Exception {
+        final int workers = 4;
+        final long params = 4 * SPLIT;
+        final Topology topology = Topology.sharded(List.of("127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"), TestPorts.freeUdpPorts(2 * workers));
+        slice0 = PlayedServer.launch(0, 0, SPLIT, topology.serverVoteChannel(0, workers), 1941, 1942);
+        slice1 = slice0.slice(1, SPLIT, 2 * SPLIT, topology.serverVoteChannel(1, workers), 1943, 1944);
+        slice2 = slice0.slice(2, 2 * SPLIT, 3 * SPLIT, topology.serverVoteChannel(2, workers), 1945, 1946);
+        slice3 = slice0.slice(3, 3 * SPLIT, -1, topology.serverVoteChannel(3, workers), 1947, 1948);
+        final AtomicLong stoppedAt = new AtomicLong();
+        final NanoClock clock = () -> {
+            final long stopped = stoppedAt.get();
+            return stopped != 0 ? stopped : System.nanoTime();
+        };
+        final LinkedBlockingQueue<Integer> served = new LinkedBlockingQueue<>();
+        final SliceOwners owners = new SliceOwners(topology, 0, SliceOwners.DEFAULT_SILENCE_NS, (slice, dead) -> served.add(slice));
+        worker = slice0.connectWith(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
+            .aeron(slice0.aeron()).jobId(JOB).workerId(0).workers(workers).paramCount(params).rule(VoteRule.AVERAGE)
+            .chunkWords(CHUNK_WORDS).nanoClock(clock).owners(owners)
+            .slices(List.of(slice0.slice(), slice1.slice(), slice2.slice(), slice3.slice()))),
+            hello -> {
+                slice0.answer(hello, HelloAckFlyweight.NO_JOIN, JoinNoticeFlyweight.NO_DONOR, null);
+                slice1.answer(slice1.takeHello(), 1);
+                slice2.answer(slice2.takeHello(), 2);
+                slice3.answer(slice3.takeHello(), 3);
+            });
+        final long[][] raw = NaiveVote.randomVotes(11, workers, params);
+        final long[][] planes = new long[2][(int) (params >>> 6)];
+
+        // round 0: slices 0's, 1's and 3's results come whole, slice 2's not
+        worker.submit(0, raw[0], params);
+        final CountDownLatch held = new CountDownLatch(3);
+        final Future<RoundResult> round0 = thread.submit(() -> worker.await(0, 600_000, (part, from, to) -> held.countDown()));
+        sendResult(slice0, 0, 0, new ChunkLayout(params, 0, SPLIT, CHUNK_WORDS), planes);
+        sendResult(slice1, 0, 1, new ChunkLayout(params, SPLIT, 2 * SPLIT, CHUNK_WORDS), planes);
+        sendResult(slice3, 0, 3, new ChunkLayout(params, 3 * SPLIT, params, CHUNK_WORDS), planes);
+        assertTrue(held.await(20, TimeUnit.SECONDS), "the worker holds slice 0's, 1's and 3's results of round 0");
+
+        // ranks 2 and 3 die together, and the worker's clock stands still one silence later: awaiting slice 2, it finds
+        // rank 2 dead once its vote publication lost its connection (on the media driver's own clock); the rule names
+        // rank 3 for slice 2, silent since its last result: found dead too, and slices 2 and 3 move to rank 0, with no
+        // second silence (counted from the move, it would never pass on this clock)
+        CloseHelper.closeAll(slice2, slice3);
+        slice2 = null;
+        slice3 = null;
+        stoppedAt.set(System.nanoTime() + JUMP_NS);
+        assertEquals(2, served.poll(30, TimeUnit.SECONDS), "ranks 2 and 3 found dead: slice 2 moves to rank 0");
+        assertEquals(3, served.poll(10, TimeUnit.SECONDS), "and slice 3 with it");
         assertFalse(round0.isDone(), "still in round 0: " + (round0.isDone() ? round0 : ""));
     }
 

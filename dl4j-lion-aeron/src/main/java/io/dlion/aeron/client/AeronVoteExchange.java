@@ -1,6 +1,7 @@
 package io.dlion.aeron.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -71,6 +72,8 @@ public final class AeronVoteExchange implements VoteExchange {
     private final RoundLoop<RoundResult> loop;
     /** With {@link Context#owners(SliceOwners)}: the rank each slice's publication goes to. */
     private final int[] sliceOwner;
+    /** The round in which this worker last found an awaited proven server dead, -1 before: see {@link #goneServers}. */
+    private long deathRound = -1;
     private final ExchangeCounters exchangeCounters = new ExchangeCounters();
     /** With {@link Context#topology(Topology)}: the slice servers of this process. */
     private final SliceServers sliceServers;
@@ -363,6 +366,9 @@ public final class AeronVoteExchange implements VoteExchange {
         }
         final long now = ctx.nanoClock.nanoTime();
         int work = 0;
+        if (deathRound >= 0 && !owners.isJoining() && loop.session().inRound() && loop.session().submittedRound() == deathRound) {
+            work += moveGoneServers(now);
+        }
         for (final SliceLink link : loop.links()) {
             final int slice = link.endpoint().slice();
             if (link.connected() && link.serverRank() >= 0 && link.serverRank() != sliceOwner[link.index()]) {
@@ -377,10 +383,16 @@ public final class AeronVoteExchange implements VoteExchange {
             }
             final int lost = owners.owner(slice);
             if (link.connected() || (!owners.isJoining() && !isAlive(lost))) {
-                owners.onServerLost(slice);
+                final boolean judged = link.connected() && !owners.isJoining();
+                final int[] lostSlices = judged ? withSlice(goneServers(now), slice) : new int[] {slice};
+                if (judged) {
+                    deathRound = loop.session().submittedRound();
+                }
+                owners.onServersLost(lostSlices);
                 loop.counters().slicesMoved().incrementRelease();
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the server of slice " + slice + " (rank " + lost
-                    + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead; " + owners);
+                    + (link.connected() ? ") is silent and disconnected" : ") never answered") + ": rank " + lost + " is dead"
+                    + (lostSlices.length > 1 ? ", with the servers of slices " + Arrays.toString(lostSlices) : "") + "; " + owners);
             } else if (owners.isJoining() && !isAlive(lost)) {
                 owners.probeNext(slice);
             } else {
@@ -391,19 +403,83 @@ public final class AeronVoteExchange implements VoteExchange {
         return work;
     }
 
-    /** Point every slice at its slice's server by the owners' view: the dead rank's other slices move too. */
+    /**
+     * The proven servers of ranks other than this one that are gone ({@link SliceLink#serverGone}: silent and
+     * disconnected), whether or not their results are awaited: when a proven server whose result this worker awaits is
+     * found dead, these are found dead with it, and so is any that goes later in the same round ({@link #deathRound}).
+     * Two ranks killed together are then found together, in the round that every worker that goes on is in, awaiting the
+     * first one's slice. Found later, the second (whose result of that round this worker held) was judged only in the next
+     * round, when its result was awaited again: a chaos soak's job stopped 5 s more, and the new servers of the first
+     * rank's slices waited for the second's votes until their round deadline. The workers that judge so have applied the
+     * same rounds, as those that judge an awaited server: none of them can complete the round while a slice's server is
+     * dead.
+     *
+     * @return their slices, empty for none.
+     */
+    private int[] goneServers(final long now) {
+        int[] slices = new int[0];
+        for (final SliceLink link : loop.links()) {
+            if (sliceOwner[link.index()] != ctx.workerId && link.serverGone(now, ctx.owners.silenceNs())) {
+                slices = Arrays.copyOf(slices, slices.length + 1);
+                slices[slices.length - 1] = link.endpoint().slice();
+            }
+        }
+        return slices;
+    }
+
+    private static int[] withSlice(final int[] slices, final int slice) {
+        for (final int s : slices) {
+            if (s == slice) {
+                return slices;
+            }
+        }
+        final int[] with = Arrays.copyOf(slices, slices.length + 1);
+        with[slices.length] = slice;
+        return with;
+    }
+
+    /** In the round a server was found dead: the servers gone since are dead too ({@link #goneServers}). */
+    private int moveGoneServers(final long now) {
+        final int[] slices = goneServers(now);
+        if (slices.length == 0) {
+            return 0;
+        }
+        ctx.owners.onServersLost(slices);
+        loop.counters().slicesMoved().incrementRelease();
+        LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": the servers of slices " + Arrays.toString(slices)
+            + " are silent and disconnected too, in round " + deathRound + ": dead; " + ctx.owners);
+        return followOwners();
+    }
+
+    /**
+     * Point every slice at its slice's server by the owners' view: the dead rank's other slices move too. A moved slice's
+     * new server is judged silent from when this worker last heard its rank on another slice's link.
+     */
     private int followOwners() {
         final SliceLink[] links = loop.links();
         int moved = 0;
         for (int i = 0; i < links.length; i++) {
             final int owner = ctx.owners.owner(links[i].endpoint().slice());
             if (owner != sliceOwner[i]) {
+                final long heardNs = lastHeardFrom(owner);
                 sliceOwner[i] = owner;
-                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().slice()));
+                links[i].moveTo(ctx.owners.voteChannel(links[i].endpoint().slice()), heardNs);
                 moved++;
             }
         }
         return moved;
+    }
+
+    /** @return the latest {@link SliceLink#heardNs()} of the links whose proven server is rank r's, or never. */
+    private long lastHeardFrom(final int r) {
+        long heardNs = ServerProof.NEVER_HEARD;
+        for (final SliceLink link : loop.links()) {
+            final long heard = link.heardNs();
+            if (sliceOwner[link.index()] == r && heard != ServerProof.NEVER_HEARD && (heardNs == ServerProof.NEVER_HEARD || heard - heardNs > 0)) {
+                heardNs = heard;
+            }
+        }
+        return heardNs;
     }
 
     /**

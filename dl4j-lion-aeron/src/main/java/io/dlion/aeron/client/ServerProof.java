@@ -50,6 +50,8 @@ final class ServerProof {
     /** Unproven result images tracked at once; a further one is rejected at once. */
     private static final int TRACKED_IMAGES = 8;
     private static final String IPC_SOURCE = "aeron:ipc";
+    /** {@link #heardNs()} of a link whose server is not proven. */
+    static final long NEVER_HEARD = Long.MIN_VALUE;
 
     /** What a HELLO_ACK did, {@link #onHelloAck}. */
     enum Answer {
@@ -135,17 +137,30 @@ final class ServerProof {
     }
 
     /**
-     * The slice's server moved to another host: unproven until the new server answers a HELLO, which is due at once, and
-     * its silence is counted from now.
+     * The slice's server moved to another host: unproven until the new server answers a HELLO, which is due at once. Its
+     * silence is counted from when this worker last heard its rank on another slice's link, or from now if it never did:
+     * a rank that died together with the previous server, whose last result of the open round this worker holds, has
+     * been silent since it sent that result, and is found dead {@code silenceNs} after it, not after the move (a chaos
+     * soak's kills of two ranks at once took the silence twice).
      *
-     * @param nowNs the clock.
+     * @param nowNs   the clock.
+     * @param heardNs when this worker last heard the new server's rank on another slice's link ({@link #heardNs()}), or
+     *                {@link #NEVER_HEARD}.
      */
-    void serverMoved(final long nowNs) {
+    void serverMoved(final long nowNs, final long heardNs) {
         proven = false;
         moved = true;
         helloIntervalNs = HELLO_INTERVAL_NS;
-        lastServerFrameNs = nowNs;
+        lastServerFrameNs = heardNs == NEVER_HEARD ? nowNs : Math.min(nowNs, heardNs);
         lastHelloNs = nowNs - HELLO_INTERVAL_NS;
+    }
+
+    /**
+     * @return when the proven server last sent a frame or a round started, whichever is later; {@link #NEVER_HEARD} while
+     *     no server is proven.
+     */
+    long heardNs() {
+        return proven ? lastServerFrameNs : NEVER_HEARD;
     }
 
     /**

@@ -161,14 +161,16 @@ final class SliceLink implements AutoCloseable {
      * it), and the slice's result is read again whole.
      *
      * @param voteChannel the new server's vote channel.
+     * @param heardNs     when this worker last heard the new server's rank on another link ({@link #heardNs()}, the
+     *                    latest of them), or {@link ServerProof#NEVER_HEARD}: its silence counts from then.
      */
-    void moveTo(final String voteChannel) {
+    void moveTo(final String voteChannel, final long heardNs) {
         final ExclusivePublication old = publication;
         endpoint = endpoint.withVoteChannel(voteChannel);
         publication = aeron.addExclusivePublication(voteChannel, endpoint.voteStreamId());
         CloseHelper.quietClose(old);
         nextChunk = layout.chunkCount();
-        proof.serverMoved(nanoClock.nanoTime());
+        proof.serverMoved(nanoClock.nanoTime(), heardNs);
     }
 
     /**
@@ -190,11 +192,30 @@ final class SliceLink implements AutoCloseable {
     }
 
     /**
+     * @param now       the clock.
+     * @param silenceNs how long a server may be silent.
+     * @return true when the slice's proven server has sent nothing for {@code silenceNs} (since its last frame or the
+     *     round's start) and the vote publication to it lost its connection, whether or not its result is awaited: gone,
+     *     as a server found dead is.
+     */
+    boolean serverGone(final long now, final long silenceNs) {
+        return proof.isProven() && proof.silentFor(now, silenceNs) && !publication.isConnected();
+    }
+
+    /**
      * @return true while the slice's server has proven itself and this worker's vote publication to it is connected: its
      *     media driver still answers, whether or not this worker awaits anything of the slice now.
      */
     boolean serverReachable() {
         return proof.isProven() && publication.isConnected();
+    }
+
+    /**
+     * @return when the proven server last sent a frame or a round started, whichever is later;
+     *     {@link ServerProof#NEVER_HEARD} while no server is proven.
+     */
+    long heardNs() {
+        return proof.heardNs();
     }
 
     /** @return the rank whose process serves the proven server, as its answer said; -1 when it did not say. */

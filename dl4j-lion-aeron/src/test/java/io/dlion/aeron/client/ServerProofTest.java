@@ -57,10 +57,33 @@ class ServerProofTest {
     void shouldBeUnprovenAfterTheSliceMovedAndSayHelloAtOnceAtTheFirstInterval() {
         proof.helloSent(77, 0);
         proof.onHelloAck(ack(WORKER, 77, SESSION), HelloAckFlyweight.LENGTH, SESSION, null, MS);
-        proof.serverMoved(5000 * MS);
+        proof.serverMoved(5000 * MS, ServerProof.NEVER_HEARD);
         assertFalse(proof.isProven());
         assertFalse(proof.isServer(SESSION));
         assertEquals(List.of(5000L, 5020L, 5060L), hellosUntil(5000, 5100, true));
+    }
+
+    @Test
+    void shouldCountAMovedServersSilenceFromWhenItsRankWasLastHeardOrFromTheMove() {
+        assertEquals(ServerProof.NEVER_HEARD, proof.heardNs(), "nothing heard before a server is proven");
+        proof.helloSent(77, 0);
+        proof.onHelloAck(ack(WORKER, 77, SESSION), HelloAckFlyweight.LENGTH, SESSION, null, MS);
+        assertEquals(MS, proof.heardNs(), "a proven server: heard at its answer");
+        proof.serverHeard(2000 * MS);
+        assertEquals(2000 * MS, proof.heardNs(), "and at its last frame, or the round's start");
+
+        proof.serverMoved(9000 * MS, ServerProof.NEVER_HEARD);
+        assertFalse(proof.silentFor(13_999 * MS, 5000 * MS), "never heard: from the move");
+        assertTrue(proof.silentFor(14_000 * MS, 5000 * MS));
+
+        proof.serverMoved(9000 * MS, 6000 * MS);
+        assertFalse(proof.silentFor(10_999 * MS, 5000 * MS), "heard 3 s before the move: silent since then");
+        assertTrue(proof.silentFor(11_000 * MS, 5000 * MS));
+
+        proof.serverMoved(9000 * MS, 9500 * MS);
+        assertFalse(proof.silentFor(13_999 * MS, 5000 * MS), "a later time than now counts from now");
+        assertTrue(proof.silentFor(14_000 * MS, 5000 * MS));
+        assertEquals(ServerProof.NEVER_HEARD, proof.heardNs(), "moved: unproven again");
     }
 
     /** Every millisecond from {@code fromMs} to {@code toMs}: a HELLO when one is due, its time in ms. */
