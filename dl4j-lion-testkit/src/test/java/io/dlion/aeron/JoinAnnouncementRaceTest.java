@@ -75,16 +75,16 @@ class JoinAnnouncementRaceTest {
         final UnsafeBuffer frame = new UnsafeBuffer(new byte[VoteChunkFlyweight.length((long)CHUNK_WORDS * 64)]);
         hello(frame, 0, 0, 1);
         hello(frame, 1, 0, 2);
-        // the joining worker's first join HELLO: its first round is the others' round + 1
+        // the joining worker's first join HELLO: its first round is the others' round + 2, as on a server with it open
         hello(frame, JOINER, MessageHeaderFlyweight.JOIN_ROUND, 3);
         pump(joinerFrames);
-        assertEquals(List.of("HELLO_ACK 1", "JOIN_NOTICE 1"), joinerFrames, "answered and announced at round 1; rejected " + server.counters().rejectedTotal()
+        assertEquals(List.of("HELLO_ACK 2", "JOIN_NOTICE 2"), joinerFrames, "answered and announced at round 2; rejected " + server.counters().rejectedTotal()
             + ", answers " + server.counters().helloAnswers().get() + ", joins " + server.counters().joinsAnnounced().get());
 
-        // the others complete round 0 and open round 1, the joining worker's first: its join is no longer pending
+        // the others complete rounds 0 and 1 and open round 2, the joining worker's first: its join is no longer pending
         final ChunkLayout layout = server.layout();
         final long[][] raw = NaiveVote.randomVotes(3, WORKERS, PARAMS);
-        for (final long round : new long[] {0, 1}) {
+        for (final long round : new long[] {0, 1, 2}) {
             for (int c = 0; c < layout.chunkCount(); c++) {
                 for (int w = 0; w < 2; w++) {
                     final byte[] vote = GarbageFrames.vote(JOB, round, w, 0, layout, c, raw[w]);
@@ -93,23 +93,23 @@ class JoinAnnouncementRaceTest {
                 }
             }
         }
-        assertEquals(1, server.currentRound(), "round 1 is open");
+        assertEquals(2, server.currentRound(), "round 2 is open");
         assertTrue(server.activeWorkers().contains(JOINER), "the joining worker is waited for from its first round on");
 
         // the repeat the worker sent before the answer reached it, read only now
         joinerFrames.clear();
         hello(frame, JOINER, MessageHeaderFlyweight.JOIN_ROUND, 4);
         pump(joinerFrames);
-        assertEquals(List.of("HELLO_ACK 1"), joinerFrames,
-            "answered with the same join, and no new join announced (it would name round 3 and make the worker that joined at 1 rejoin)");
+        assertEquals(List.of("HELLO_ACK 2"), joinerFrames,
+            "answered with the same join, and no new join announced (it would name round 4 and make the worker that joined at 2 rejoin)");
         assertEquals(1, server.counters().joinsAnnounced().get());
-        assertTrue(server.activeWorkers().contains(JOINER), "still waited for in round 1");
+        assertTrue(server.activeWorkers().contains(JOINER), "still waited for in round 2");
 
         // a restarted worker (a new session) joins anew
         joinerFrames.clear();
         hello(frame, JOINER, MessageHeaderFlyweight.JOIN_ROUND, 5, 13);
         pump(joinerFrames);
-        assertEquals(List.of("HELLO_ACK 3", "JOIN_NOTICE 3"), joinerFrames, "a new session: a new join at the open round + 2");
+        assertEquals(List.of("HELLO_ACK 4", "JOIN_NOTICE 4"), joinerFrames, "a new session: a new join at the open round + 2");
         assertEquals(2, server.counters().joinsAnnounced().get());
     }
 
