@@ -2,7 +2,8 @@
 # The local-steps study (docs/results.md, "Local steps and workers whose data differ"): Fashion-MNIST MLP, per-worker
 # batch 32, D-Lion MaVo and Avg with H local steps per vote against dense G-Lion, on i.i.d. and label-skewed shards.
 #   scripts/local-steps-study.sh tune    learning rates on a validation split: the last 10,000 training examples held
-#                                        out (--validation 10000), N = 8, i.i.d., seed 42
+#                                        out (--validation 10000), N = 8, i.i.d., seed 42; with DLION_STUDY_CHOSEN
+#                                        ("method H lr outer;..."), those settings instead of the grid
 #   scripts/local-steps-study.sh final   the chosen rates, trained on the first 50,000 training examples (the same ones
 #                                        the tuning runs trained on), evaluated on the test set, seeds 42, 43, 44
 # Every run takes the shared CPU lock on its own (flock /tmp/dlion-cpu.lock, or the file in DLION_CPU_LOCK) and is skipped when its metrics.csv exists,
@@ -57,6 +58,17 @@ one() {
 
 case "$PHASE" in
     tune)
+        if [ -n "${DLION_STUDY_CHOSEN:-}" ]; then
+            # settings of one's own ("method H lr outer;..."), seed 42, i.i.d., N = DLION_STUDY_WORKERS (8)
+            IFS=';' read -ra settings <<< "$DLION_STUDY_CHOSEN"
+            for n in ${DLION_STUDY_WORKERS:-8}; do
+                for s in "${settings[@]}"; do
+                    set -- $s
+                    one "$1" "$n" "$2" "$3" "$4" iid 42 --validation 10000
+                done
+            done
+            exit 0
+        fi
         # the grid run for docs/results.md (2 cores shared by four engineers: a reduced grid, see there)
         for lr in 1e-3 3e-3; do
             for method in mavo avg; do
