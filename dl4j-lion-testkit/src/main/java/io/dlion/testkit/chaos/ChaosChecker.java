@@ -38,7 +38,7 @@ import java.util.TreeMap;
  * server is stopped. A measure whose worker was killed by a later fault before it recovered, or was
  * still rejoining after an earlier kill (the kill's rejoin measure covers that time), and a failover that another kill
  * interrupted (within its bound, before the job recovered: the job then recovers from that kill, whose own failover is
- * measured from its SIGKILL), is <i>superseded</i>, and one that
+ * measured from its SIGKILL), or a resume of the job that a kill interrupted the same way, is <i>superseded</i>, and one that
  * had no round left to apply (the job had ended) is <i>after the end</i>: neither fails.
  */
 public final class ChaosChecker {
@@ -474,10 +474,10 @@ public final class ChaosChecker {
                 }
             }
         }
-        if (worker < 0 && self.fault().kind().kills()) {
+        if (worker < 0) {
             for (final Injected o : faults) {
-                // another kill before the job recovered from this one, within this one's bound: the job's recovery is that
-                // kill's failover, measured from its own SIGKILL
+                // a kill (another one, for a kill) before the job recovered from this fault, within this measure's bound:
+                // the job's recovery is that kill's failover, measured from its own SIGKILL
                 if (o != self && o.fault().kind().kills() && o.startWallMs() >= self.startWallMs() && o.startWallMs() < until
                     && o.startWallMs() - start < bound) {
                     return new Recovery(fault, measure, worker, -1, bound, "superseded");

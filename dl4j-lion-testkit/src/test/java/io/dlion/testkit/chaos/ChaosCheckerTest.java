@@ -212,6 +212,44 @@ class ChaosCheckerTest {
         assertEquals(2_050, second.ms(), "from the second SIGKILL to round 40");
     }
 
+    /**
+     * Garbage that ends as a kill begins (seed 4501: the sprayer stopped in the same millisecond as a kill of two ranks),
+     * and the job applies no round for 9 s: the kill's failover is late, and so is that time, but it is the kill's, not
+     * the garbage's. The job-level resume after the garbage is superseded by the kill, as a failover is by a later kill;
+     * before, the same stall was counted twice.
+     */
+    @Test
+    void shouldChargeAStallAfterGarbageThatEndsAtAKillToTheKillOnly() {
+        final Map<Integer, List<String>> h = clean();
+        for (final List<String> lines : h.values()) {
+            for (int i = 0; i < lines.size(); i++) {
+                final HistoryEvent e = HistoryEvent.parse(lines.get(i));
+                if (e.timeMs() > T0 + 3_950) {
+                    lines.set(i, lines.get(i).replace("t=" + e.timeMs(), "t=" + (e.timeMs() + 9_000)));
+                }
+            }
+        }
+        final List<Injected> faults = new ArrayList<>(kill());
+        faults.add(new Injected(new Fault(1, 10_000, FaultKind.GARBAGE, new int[] {0}, 3_000), T0 + 950, T0 + 3_950));
+        final Verdict v = CHECKER.check(h, faults, exits(), List.of());
+        onlyBroken(v, Property.RECOVERED_IN_BOUND);
+        assertEquals(1, v.violations(Property.RECOVERED_IN_BOUND).size(), v.violations(Property.RECOVERED_IN_BOUND).toString());
+        assertTrue(v.violations(Property.RECOVERED_IN_BOUND).get(0).contains("failover took 9050 ms"),
+            v.violations(Property.RECOVERED_IN_BOUND).toString());
+        final Recovery resume = v.recoveries().stream().filter(r -> r.fault().index() == 1).findFirst().orElseThrow();
+        assertEquals("superseded", resume.outcome(), v.recoveries().toString());
+
+        // a kill after the resume's bound ran out (8.5 s after the garbage's end) does not excuse the stall before it
+        final List<Injected> later = List.of(
+            new Injected(new Fault(0, 20_000, FaultKind.KILL_WORKER, new int[] {2}, 1_050), T0 + 12_450, T0 + 13_500),
+            new Injected(new Fault(1, 10_000, FaultKind.GARBAGE, new int[] {0}, 3_000), T0 + 950, T0 + 3_950));
+        final Verdict w = CHECKER.check(h, later, exits(), List.of());
+        onlyBroken(w, Property.RECOVERED_IN_BOUND);
+        assertEquals(1, w.violations(Property.RECOVERED_IN_BOUND).size(), w.violations(Property.RECOVERED_IN_BOUND).toString());
+        assertTrue(w.violations(Property.RECOVERED_IN_BOUND).get(0).contains("resume took 9050 ms"),
+            w.violations(Property.RECOVERED_IN_BOUND).toString());
+    }
+
     @Test
     void shouldFailWhenAWorkerNeverAppliesAgainAfterALossBurst() {
         final Map<Integer, List<String>> h = clean();
