@@ -22,9 +22,9 @@ import org.agrona.concurrent.EpochClock;
  *       deadline it missed ({@link #drop}) and is active again when its vote of a round arrives before that round's
  *       voters are fixed ({@link #onTimelyVote}), or when it says HELLO again.</li>
  *   <li><b>Joins</b>: a join HELLO comes from a restarted worker without parameters. It is named a first round R (the
- *       highest round opened + 2; on a fresh server, the round the live workers name + 2) and a donor (the lowest live worker), announced in a JOIN_NOTICE
- *       ({@link #nextNotice()}), announced again after every answer to its donor until round R opens
- *       ({@link #answered}), and waited for again from round R on ({@link #onRoundOpen}).</li>
+ *       highest round opened + 2; on a fresh server, the round the live workers name + 2) and a donor (the lowest live
+ *       worker), announced in a JOIN_NOTICE ({@link #nextNotice()}), announced again after every answer to its donor
+ *       until round R opens ({@link #answered}), and waited for again from round R on ({@link #onRoundOpen}).</li>
  *   <li><b>Laggards</b>: on a fresh server (no round completed), workers whose HELLO names an older round than the
  *       others' missed a result of the old server; they are told to rejoin (a JOIN_NOTICE naming themselves).</li>
  * </ul>
