@@ -56,16 +56,27 @@ one() {
         "${local_steps[@]}" "$@"
 }
 
+# settings ("method H lr outer;..."), N, partition, seed, then data options: one run per setting (on skewed splits
+# H = 1 and 16 only)
+chosen() {
+    local settings s method h lr outer n="$2" part="$3" seed="$4"
+    IFS=';' read -ra settings <<< "$1"
+    shift 4
+    for s in "${settings[@]}"; do
+        read -r method h lr outer <<< "$s"
+        if [ "$part" != iid ] && [ "$h" = 4 ]; then
+            continue
+        fi
+        one "$method" "$n" "$h" "$lr" "$outer" "$part" "$seed" "$@"
+    done
+}
+
 case "$PHASE" in
     tune)
         if [ -n "${DLION_STUDY_CHOSEN:-}" ]; then
-            # settings of one's own ("method H lr outer;..."), seed 42, i.i.d., N = DLION_STUDY_WORKERS (8)
-            IFS=';' read -ra settings <<< "$DLION_STUDY_CHOSEN"
+            # settings of one's own, seed 42, i.i.d., N = DLION_STUDY_WORKERS (8)
             for n in ${DLION_STUDY_WORKERS:-8}; do
-                for s in "${settings[@]}"; do
-                    set -- $s
-                    one "$1" "$n" "$2" "$3" "$4" iid 42 --validation 10000
-                done
+                chosen "$DLION_STUDY_CHOSEN" "$n" iid 42 --validation 10000
             done
             exit 0
         fi
@@ -97,14 +108,7 @@ case "$PHASE" in
         for n in $WORKERS; do
             for part in $PARTS; do
                 for seed in $SEEDS; do
-                    IFS=';' read -ra settings <<< "$CHOSEN"
-                    for s in "${settings[@]}"; do
-                        set -- $s
-                        if [ "$part" != iid ] && [ "$2" = 4 ]; then
-                            continue   # skewed splits: H = 1 and 16 only
-                        fi
-                        one "$1" "$n" "$2" "$3" "$4" "$part" "$seed" --train-limit 50000
-                    done
+                    chosen "$CHOSEN" "$n" "$part" "$seed" --train-limit 50000
                 done
             done
         done
