@@ -5,12 +5,16 @@ import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Publication;
 import io.aeron.Subscription;
+import io.aeron.protocol.DataHeaderFlyweight;
 
 /**
  * Channel strings for the transport's deployments, so the choices are made once:
@@ -31,7 +35,10 @@ import io.aeron.Subscription;
  *       result N times; MDC does the fan-out in the driver from one log, which is why it is used.</li>
  * </ul>
  * Every publication carries {@code mtu=8k}: a 1000-word chunk is one 8064-byte frame, headers 0.8% of the body, and a
- * term length cut to its window ({@link #termLength(int)}).
+ * term length cut to its window ({@link #termLength(int)}). A UDP publication whose datagrams never leave this host
+ * (to an address of its own: workers of one node, or a job on one machine) carries {@link #localMtu(int)} instead, up
+ * to 64 KiB: the kernel's loopback takes datagrams that long, and the driver packs up to eight chunks in each, an
+ * eighth of the system calls and wake-ups per round (measured in docs/benchmarks.md).
  *
  * <p><b>Links that never flood.</b> Aeron sends up to the receiver's window with no regard for a queue on the way, so
  * when several streams share one link (N workers' votes into the server's link; the N copies of the result leaving
@@ -51,7 +58,7 @@ import io.aeron.Subscription;
  * the receiver settings, so one vote channel string serves the workers' publications and the server's subscription.
  */
 public final class Channels {
-    /** MTU used on every channel built here. */
+    /** MTU of every channel built here but one that stays on this host ({@link #localMtu(int)}). */
     public static final String MTU = "8k";
     /** Flow-control receiver timeout of the result publication: how long a dead worker still paces the broadcast. */
     public static final String RESULT_RECEIVER_TIMEOUT = "1s";
@@ -59,6 +66,14 @@ public final class Channels {
     public static final int MIN_TERM_LENGTH = 64 * 1024;
     /** Bytes of the MTU: the smallest receiver window, one frame. */
     public static final int MTU_BYTES = 8192;
+    /**
+     * The longest frame any stream of the job carries: the payload of one {@link #MTU} frame. A channel with a longer MTU
+     * ({@link #localMtu(int)}) packs several frames into a datagram; its frames are no longer, so every frame fits every
+     * path (a result relayed from IPC to UDP, a hand-over piece relayed to workers elsewhere).
+     */
+    public static final int MAX_FRAME_LENGTH = MTU_BYTES - DataHeaderFlyweight.HEADER_LENGTH;
+    /** The longest UDP payload Aeron sends: the MTU of a channel that stays on this host, where its term allows. */
+    public static final int LOCAL_MTU_MAX = 65_504;
     /** Aeron's receiver-side congestion control on every UDP subscription. */
     public static final String CONGESTION_CONTROL = "cubic";
 
@@ -125,6 +140,39 @@ public final class Channels {
         return Math.max(MIN_TERM_LENGTH, Integer.highestOneBit(fourWindows - 1) << 1);
     }
 
+    /**
+     * The MTU of a UDP stream whose datagrams stay on this host: {@value #LOCAL_MTU_MAX} bytes, cut to an eighth of the
+     * stream's term ({@link #termLength(int)}; Aeron's longest frame), which also keeps it within the receiver's window
+     * ({@link #receiverWindow(int)}: the term is less than eight windows), as Aeron requires of a sender's MTU.
+     *
+     * @param streams streams of the job that share the link, at least 1.
+     * @return the MTU in bytes, from 8 KiB at 16 or more streams (the default link window) to {@value #LOCAL_MTU_MAX}.
+     */
+    public static int localMtu(final int streams) {
+        return Math.min(LOCAL_MTU_MAX, termLength(streams) / 8);
+    }
+
+    /**
+     * Whether datagrams to {@code host} stay on this host: a loopback address, or an address of one of its interfaces
+     * (where the kernel routes them over loopback, whatever that interface's own MTU). A name that does not resolve, and
+     * the wildcard address, are not.
+     *
+     * @param host an address or a name.
+     * @return true when {@code host} is this host.
+     */
+    public static boolean isLocal(final String host) {
+        try {
+            final InetAddress address = InetAddress.getByName(host);
+            return address.isLoopbackAddress() || !address.isAnyLocalAddress() && NetworkInterface.getByInetAddress(address) != null;
+        } catch (final UnknownHostException | SocketException ex) {
+            return false;
+        }
+    }
+
+    private static String mtu(final boolean local, final int streams) {
+        return "|mtu=" + (local ? String.valueOf(localMtu(streams)) : MTU);
+    }
+
     /** @return the channel parameters of a UDP subscription that {@code streams} streams of the job share a link with. */
     private static String receiver(final int streams) {
         final int linkWindow = Configuration.linkWindow();
@@ -137,10 +185,12 @@ public final class Channels {
      * @param port    the server's vote port.
      * @param streams the streams of the job that share the busiest link, at least 1: the workers in the star
      *                ({@link Topology#linkStreams(int)}).
-     * @return the channel workers publish votes on and the server subscribes to.
+     * @return the channel workers publish votes on and the server subscribes to, with the MTU of
+     *     {@link #localMtu(int)} when {@code host} is this host ({@link #isLocal(String)}).
      */
     public static String udpVotes(final String host, final int port, final int streams) {
-        return "aeron:udp?endpoint=" + host + ':' + port + "|mtu=" + MTU + "|term-length=" + termLength(streams) + receiver(streams);
+        return "aeron:udp?endpoint=" + host + ':' + port + mtu(isLocal(host), streams) + "|term-length=" + termLength(streams)
+            + receiver(streams);
     }
 
     /**
@@ -151,8 +201,19 @@ public final class Channels {
      * @return the server's result publication: multi-destination-cast with manual control.
      */
     public static String udpResultsPublication(final String host, final int port, final int streams) {
-        return "aeron:udp?control=" + host + ':' + port + "|control-mode=manual|fc=min,t:" + RESULT_RECEIVER_TIMEOUT + "|mtu=" + MTU
-            + "|term-length=" + termLength(streams) + "|so-sndbuf=" + Configuration.linkWindow();
+        return udpResultsPublication(host, port, streams, false);
+    }
+
+    /**
+     * @param host    the server's address.
+     * @param port    the port the server sends results from.
+     * @param streams the streams of the job that share the busiest link, at least 1.
+     * @param local   whether every worker it will send to is on this host: the MTU of {@link #localMtu(int)}.
+     * @return the server's result publication: multi-destination-cast with manual control.
+     */
+    public static String udpResultsPublication(final String host, final int port, final int streams, final boolean local) {
+        return "aeron:udp?control=" + host + ':' + port + "|control-mode=manual|fc=min,t:" + RESULT_RECEIVER_TIMEOUT
+            + mtu(local, streams) + "|term-length=" + termLength(streams) + "|so-sndbuf=" + Configuration.linkWindow();
     }
 
     /**

@@ -153,7 +153,7 @@ public final class LocalAeronJob implements AutoCloseable {
                     final int votePort = Channels.freeUdpPort();
                     final int controlPort = Channels.freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
-                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
+                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams, true);
                     workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
                 }
                 final long to = bounds[s + 1];

@@ -319,10 +319,13 @@ public final class Topology {
     /**
      * @param s       a slice.
      * @param workers the workers of the job.
-     * @return the result publication of slice {@code s}'s server, controlled from every address of its host.
+     * @return the result publication of slice {@code s}'s server, controlled from every address of its host; with the
+     *     MTU of a channel that stays on this host ({@link Channels#localMtu(int)}) when the topology is sharded and every
+     *     worker's host is this one.
      */
     public String serverResultChannel(final int s, final int workers) {
-        return Channels.udpResultsPublication("0.0.0.0", controlPorts[s], linkStreams(workers));
+        final boolean local = kind == Kind.SHARDED && hosts.stream().allMatch(Channels::isLocal);
+        return Channels.udpResultsPublication("0.0.0.0", controlPorts[s], linkStreams(workers), local);
     }
 
     /**

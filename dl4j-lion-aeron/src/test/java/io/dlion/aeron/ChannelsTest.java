@@ -1,6 +1,9 @@
 package io.dlion.aeron;
 
 import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.util.Collections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +56,37 @@ class ChannelsTest {
         assertEquals(expected, Channels.termLength(streams));
         assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpVotes("127.0.0.1", 40123, streams)).get("term-length"));
         assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpResultsPublication("127.0.0.1", 40124, streams)).get("term-length"));
+    }
+
+    /** Worked out by hand: an eighth of the term above, at most 65,504 (Aeron's longest UDP payload), so at least 8 KiB. */
+    @ParameterizedTest
+    @CsvSource({"1, 65504", "4, 65504", "8, 32768", "16, 16384", "32, 8192", "1024, 8192"})
+    void shouldGiveChannelsThatStayOnThisHostTheLongestMtuTheirTermAllows(final int streams, final int expected) {
+        assertEquals(expected, Channels.localMtu(streams));
+        assertTrue(expected <= Channels.receiverWindow(streams), "Aeron refuses an image whose sender's MTU exceeds its window");
+        assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpVotes("127.0.0.1", 40123, streams)).get("mtu"));
+        assertEquals(String.valueOf(expected), ChannelUri.parse(Channels.udpResultsPublication("127.0.0.1", 40124, streams, true)).get("mtu"));
+        assertEquals(Channels.MTU, ChannelUri.parse(Channels.udpResultsPublication("127.0.0.1", 40124, streams)).get("mtu"),
+            "without knowing where the workers are: the jumbo-frame MTU");
+        assertEquals(Channels.MTU, ChannelUri.parse(Channels.udpVotes("192.0.2.7", 40123, streams)).get("mtu"), "another host");
+    }
+
+    /** 192.0.2.0/24 is reserved for documentation (RFC 5737); {@code .invalid} never resolves (RFC 2606). */
+    @Test
+    void shouldTellAnAddressOfThisHostFromAnyOther() throws Exception {
+        assertTrue(Channels.isLocal("127.0.0.1"));
+        assertTrue(Channels.isLocal("localhost"));
+        assertTrue(Channels.isLocal("127.0.0.2"), "all of 127/8 is loopback");
+        assertFalse(Channels.isLocal("192.0.2.7"));
+        assertFalse(Channels.isLocal("0.0.0.0"), "the wildcard is where a server binds, not where a datagram goes");
+        assertFalse(Channels.isLocal("no-such-host.invalid"));
+        for (final NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            for (final InetAddress address : Collections.list(nic.getInetAddresses())) {
+                if (nic.isUp() && !address.isLinkLocalAddress()) {
+                    assertTrue(Channels.isLocal(address.getHostAddress()), "an address of " + nic.getName() + ": " + address);
+                }
+            }
+        }
     }
 
     @Test

@@ -68,6 +68,21 @@ class TopologyTest {
         assertEquals("0.0.0.0:40124", ChannelUri.parse(t.serverResultChannel(0, 3)).get("control"));
     }
 
+    /** 192.0.2.0/24 is reserved for documentation (RFC 5737): no host has it. */
+    @Test
+    void shouldSendResultsInLocalDatagramsOnlyWhenEveryWorkerIsOnThisHost() {
+        final Topology onThisHost = Topology.sharded(List.of("127.0.0.1", "localhost"), 40_123);
+        assertEquals(String.valueOf(Channels.localMtu(4)), ChannelUri.parse(onThisHost.serverResultChannel(1, 2)).get("mtu"));
+        assertEquals("65504", ChannelUri.parse(onThisHost.serverResultChannel(1, 2)).get("mtu"), "a 1 MiB term: the longest UDP payload");
+        final Topology acrossHosts = Topology.sharded(List.of("127.0.0.1", "192.0.2.7"), 40_123);
+        assertEquals(Channels.MTU, ChannelUri.parse(acrossHosts.serverResultChannel(0, 2)).get("mtu"), "one worker elsewhere");
+        assertEquals("65504", ChannelUri.parse(acrossHosts.endpoints(300_007, 200, 2, "127.0.0.1").get(0).voteChannel()).get("mtu"),
+            "the vote to a slice on this host");
+        assertEquals(Channels.MTU, ChannelUri.parse(acrossHosts.endpoints(300_007, 200, 2, "127.0.0.1").get(1).voteChannel()).get("mtu"));
+        final Topology servers = Topology.servers(List.of("127.0.0.1"), 40_123);
+        assertEquals(Channels.MTU, ChannelUri.parse(servers.serverResultChannel(0, 2)).get("mtu"), "dedicated servers: workers anywhere");
+    }
+
     @Test
     void shouldKeepTheStarsPortsAndItsWindowsPerWorker() {
         final Topology t = Topology.star("10.0.0.1", 40_123, 40_200);

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.aeron.logbuffer.BufferClaim;
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.wire.HandOverBeginFlyweight;
 import io.dlion.aeron.wire.HandOverChunkFlyweight;
 import io.dlion.aeron.wire.Hmac;
@@ -76,7 +77,7 @@ final class HandOverDonor implements AutoCloseable {
         this.runHash = ctx.run().runHash();
         this.voteChannel = ctx.slice().voteChannel();
         this.publication = ctx.aeron().addExclusivePublication(voteChannel, ctx.streamId());
-        this.piece = new byte[publication.maxPayloadLength() - HandOverChunkFlyweight.DATA_OFFSET];
+        this.piece = new byte[Math.min(publication.maxPayloadLength(), Channels.MAX_FRAME_LENGTH) - HandOverChunkFlyweight.DATA_OFFSET];
     }
 
     /**

@@ -3,6 +3,7 @@ package io.dlion.aeron.server;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
 import io.aeron.logbuffer.BufferClaim;
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.FrameMac;
@@ -79,9 +80,10 @@ final class ResultPublisher {
         final ChunkLayout layout, final int workers, final ServerCounters counters, final FrameMac frameMac) {
         this.publication = publication;
         this.local = local;
-        if (local != null && local.maxPayloadLength() < publication.maxPayloadLength()) {
+        final int maxFrameLength = Math.min(publication.maxPayloadLength(), Channels.MAX_FRAME_LENGTH);
+        if (local != null && local.maxPayloadLength() < maxFrameLength) {
             throw new IllegalArgumentException("the local publication must carry the result publication's frames: max payload "
-                + local.maxPayloadLength() + " < " + publication.maxPayloadLength());
+                + local.maxPayloadLength() + " < " + maxFrameLength);
         }
         this.frameMac = frameMac;
         this.tag = frameMac == null ? 0 : FrameMac.TAG_LENGTH;
@@ -90,7 +92,7 @@ final class ResultPublisher {
         this.layout = layout;
         this.counters = counters;
         this.abortVoters = new VoterSet(workers);
-        this.maxBodyLength = publication.maxPayloadLength() - MessageHeaderFlyweight.headerLength(abortVoters.wordCount()) - tag;
+        this.maxBodyLength = maxFrameLength - MessageHeaderFlyweight.headerLength(abortVoters.wordCount()) - tag;
     }
 
     /** @return true when a publication has at least one connected subscriber. */

@@ -73,7 +73,7 @@ public final class DenseTransport implements AutoCloseable {
                     final int votePort = Channels.freeUdpPort();
                     final int controlPort = Channels.freeUdpPort();
                     serverVotes = Channels.udpVotes(LOOPBACK, votePort, streams);
-                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams);
+                    serverResults = Channels.udpResultsPublication(LOOPBACK, controlPort, streams, true);
                     workerResults = Channels.udpResultsSubscription(LOOPBACK, streams);
                 } else {
                     // the star keeps Aeron's default IPC term; N slice servers cut theirs as a sharded D-Lion job does
