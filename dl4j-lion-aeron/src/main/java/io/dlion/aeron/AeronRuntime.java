@@ -16,7 +16,14 @@ import io.aeron.driver.ext.RandomLossGenerator;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import static io.aeron.driver.Configuration.IDLE_MAX_PARK_NS;
+import static io.aeron.driver.Configuration.IDLE_MAX_SPINS;
+import static io.aeron.driver.Configuration.IDLE_MAX_YIELDS;
+import static io.aeron.driver.Configuration.IDLE_MIN_PARK_NS;
+import static io.aeron.driver.Configuration.SHARED_IDLE_STRATEGY_PROP_NAME;
 
 /**
  * An Aeron client with, by default, an embedded media driver in the same JVM (one command, no setup). With
@@ -82,6 +89,12 @@ public final class AeronRuntime implements AutoCloseable {
                     .dirDeleteOnShutdown(true)
                     .termBufferSparseFile(true)
                     .counterValuesBufferLength(COUNTER_VALUES_BUFFER_LENGTH);
+                if (System.getProperty(SHARED_IDLE_STRATEGY_PROP_NAME) == null) {
+                    // yields while a round is in flight, Aeron's backoff between rounds (RoundActivity); the property overrides
+                    driverCtx.sharedIdleStrategy(RoundActivity.idleStrategy(new BackoffIdleStrategy(IDLE_MAX_SPINS,
+                        IDLE_MAX_YIELDS, IDLE_MIN_PARK_NS, IDLE_MAX_PARK_NS),
+                        (int) IDLE_MAX_SPINS));
+                }
                 if (ctx.receiveLossRate > 0) {
                     final LossGenerator loss = counting(switched(new RandomLossGenerator(ctx.receiveLossRate, ctx.lossSeed),
                         System.getProperty(LOSS_SWITCH_PROP)));

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 
+import io.dlion.aeron.RoundActivity;
 import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.exchange.ExchangeCounters;
@@ -44,6 +45,8 @@ final class RoundLoop<R> implements AutoCloseable {
     private WorkerSession session;
     private long submitNs;
     private boolean closed;
+    /** Between {@link #submit} and the end of its {@link #await} (or {@link #close}): counted in {@link RoundActivity}. */
+    private boolean inRound;
 
     /**
      * Add every slice's link (not yet connected, see {@link #connect}) and the worker's counters.
@@ -166,6 +169,10 @@ final class RoundLoop<R> implements AutoCloseable {
      * @param round the round, checked by {@link #checkSubmit}.
      */
     void submit(final long round) {
+        if (!inRound) {
+            inRound = true;
+            RoundActivity.begin();
+        }
         session.startRound(round);
         submitNs = ctx.nanoClock.nanoTime();
         payload.startRound();
@@ -190,6 +197,14 @@ final class RoundLoop<R> implements AutoCloseable {
      *                                 this round's result is incomplete (the rest of it will never come).
      */
     R await(final long round, final long timeoutMillis, final IntSupplier pass) throws TimeoutException, InterruptedException {
+        try {
+            return awaitRound(round, timeoutMillis, pass);
+        } finally {
+            leaveRound();
+        }
+    }
+
+    private R awaitRound(final long round, final long timeoutMillis, final IntSupplier pass) throws TimeoutException, InterruptedException {
         if (round != session.submittedRound() || round != session.nextRound()) {
             throw new IllegalArgumentException("await must follow submit of the same round: submitted " + session.submittedRound()
                 + ", got " + round);
@@ -250,10 +265,19 @@ final class RoundLoop<R> implements AutoCloseable {
 
     @Override
     public void close() {
+        leaveRound();
         if (!closed) {
             closed = true;
             CloseHelper.closeAll(links);
             CloseHelper.close(counters);
+        }
+    }
+
+    /** The round this loop submitted is over for the process's idle strategies ({@link RoundActivity}). */
+    private void leaveRound() {
+        if (inRound) {
+            inRound = false;
+            RoundActivity.end();
         }
     }
 
