@@ -16,8 +16,10 @@ import org.agrona.concurrent.IdleStrategy;
  * more than that default. A round's start wakes the threads parked there.
  * <p>
  * One per process: its driver serves every exchange of the process, and a round of any of them is work for it.
- * Measured in docs/benchmarks.md (<i>Idle strategies, measured</i>): over UDP loopback, P = 18,978,314, N = 2, the
- * round's median fell by about a third against Aeron's backoff alone, with the same CPU between rounds.
+ * Measured in docs/benchmarks.md (<i>Datagrams that stay on the host, and a driver that follows the rounds</i>): over
+ * UDP loopback, P = 18,978,314, N = 2, the round's median fell from 11.8-15.5 ms with Aeron's backoff alone to
+ * 10.2-10.6 ms, with the same CPU between rounds; where many processes share few cores the yields cost more than they
+ * save, and {@code -Daeron.shared.idle.strategy=backoff} brings back Aeron's own.
  */
 public final class RoundActivity {
     private static final AtomicInteger ROUNDS = new AtomicInteger();

@@ -173,15 +173,20 @@ final class RoundLoop<R> implements AutoCloseable {
             inRound = true;
             RoundActivity.begin();
         }
-        session.startRound(round);
-        submitNs = ctx.nanoClock.nanoTime();
-        payload.startRound();
-        Arrays.fill(resultGiven, false);
-        for (final SliceLink link : links) {
-            link.startRound();
-            link.maintain();
+        try {
+            session.startRound(round);
+            submitNs = ctx.nanoClock.nanoTime();
+            payload.startRound();
+            Arrays.fill(resultGiven, false);
+            for (final SliceLink link : links) {
+                link.startRound();
+                link.maintain();
+            }
+            sendChunks();
+        } catch (final RuntimeException ex) {
+            leaveRound(); // no await follows a submit that failed
+            throw ex;
         }
-        sendChunks();
     }
 
     /**
