@@ -189,7 +189,19 @@ public final class Channels {
      *     {@link #localMtu(int)} when {@code host} is this host ({@link #isLocal(String)}).
      */
     public static String udpVotes(final String host, final int port, final int streams) {
-        return "aeron:udp?endpoint=" + host + ':' + port + mtu(isLocal(host), streams) + "|term-length=" + termLength(streams)
+        return udpVotes(host, port, streams, isLocal(host));
+    }
+
+    /**
+     * @param host    the server's address.
+     * @param port    the server's vote port.
+     * @param streams the streams of the job that share the busiest link, at least 1.
+     * @param local   whether {@code host} is this host ({@link #isLocal(String)}, looked up by the caller): the MTU of
+     *                {@link #localMtu(int)}.
+     * @return the channel workers publish votes on and the server subscribes to.
+     */
+    public static String udpVotes(final String host, final int port, final int streams, final boolean local) {
+        return "aeron:udp?endpoint=" + host + ':' + port + mtu(local, streams) + "|term-length=" + termLength(streams)
             + receiver(streams);
     }
 

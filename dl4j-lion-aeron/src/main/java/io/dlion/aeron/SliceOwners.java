@@ -298,7 +298,7 @@ public final class SliceOwners {
      * @return the vote channel of its server now: the slice's port on its server's host.
      */
     public String voteChannel(final int slice) {
-        return Channels.udpVotes(topology.host(owner[slice]), topology.votePort(slice), topology.linkStreams(workers));
+        return topology.voteChannel(slice, owner[slice], workers);
     }
 
     /** @return the ranks found dead since the last round applied began: a new server need not wait for their votes. */

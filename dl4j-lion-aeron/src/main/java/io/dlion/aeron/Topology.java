@@ -1,8 +1,10 @@
 package io.dlion.aeron;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -47,6 +49,8 @@ public final class Topology {
     private final List<String> hosts;
     private final int[] votePorts;
     private final int[] controlPorts;
+    /** Per host index: whether it is this host ({@link Channels#isLocal(String)}), looked up once per distinct host on first use. */
+    private volatile boolean[] localHosts;
 
     private Topology(final Kind kind, final List<String> hosts, final int[] votePorts, final int[] controlPorts) {
         this.kind = kind;
@@ -313,7 +317,7 @@ public final class Topology {
      * @return the vote channel slice {@code s}'s server subscribes to, on every address of its host.
      */
     public String serverVoteChannel(final int s, final int workers) {
-        return Channels.udpVotes("0.0.0.0", votePorts[s], linkStreams(workers));
+        return Channels.udpVotes("0.0.0.0", votePorts[s], linkStreams(workers), false);
     }
 
     /**
@@ -324,7 +328,10 @@ public final class Topology {
      *     worker's host is this one.
      */
     public String serverResultChannel(final int s, final int workers) {
-        final boolean local = kind == Kind.SHARDED && hosts.stream().allMatch(Channels::isLocal);
+        boolean local = kind == Kind.SHARDED;
+        for (int r = 0; local && r < hosts.size(); r++) {
+            local = isLocalHost(r);
+        }
         return Channels.udpResultsPublication("0.0.0.0", controlPorts[s], linkStreams(workers), local);
     }
 
@@ -360,11 +367,40 @@ public final class Topology {
         final List<SliceEndpoint> endpoints = new ArrayList<>(slices());
         for (int s = 0; s < slices(); s++) {
             endpoints.add(new SliceEndpoint(s, bounds[s], s == slices() - 1 ? -1 : bounds[s + 1],
-                Channels.udpVotes(hosts.get(s), votePorts[s], streams), Configuration.VOTE_STREAM_ID_DEFAULT,
+                voteChannel(s, s, workers), Configuration.VOTE_STREAM_ID_DEFAULT,
                 s == 0 && tag >= 0 ? Channels.udpResultsSubscription(localHost, streams, tag) : Channels.udpResultsSubscription(localHost, streams),
                 Configuration.RESULT_STREAM_ID_DEFAULT));
         }
         return endpoints;
+    }
+
+    /**
+     * @param s       a slice.
+     * @param rank    the rank (host index) serving it now.
+     * @param workers the workers of the job.
+     * @return the channel workers send slice {@code s}'s votes on to its server on rank {@code rank}'s host: the slice's
+     *     vote port there, with the MTU of a channel that stays on this host when that host is this one.
+     */
+    public String voteChannel(final int s, final int rank, final int workers) {
+        return Channels.udpVotes(hosts.get(rank), votePorts[s], linkStreams(workers), isLocalHost(rank));
+    }
+
+    /**
+     * @param rank a host index (a rank, or a slice of the star and dedicated servers).
+     * @return whether that host is this one ({@link Channels#isLocal(String)}); each distinct host is looked up once, on the
+     *     first call, so that a failover at a thousand ranks does not resolve a thousand addresses.
+     */
+    public boolean isLocalHost(final int rank) {
+        boolean[] local = localHosts;
+        if (local == null) {
+            local = new boolean[hosts.size()];
+            final Map<String, Boolean> seen = new HashMap<>();
+            for (int r = 0; r < local.length; r++) {
+                local[r] = seen.computeIfAbsent(hosts.get(r), Channels::isLocal);
+            }
+            localHosts = local;
+        }
+        return local[rank];
     }
 
     @Override

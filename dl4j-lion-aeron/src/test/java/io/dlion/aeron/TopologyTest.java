@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,6 +80,12 @@ class TopologyTest {
         assertEquals("65504", ChannelUri.parse(acrossHosts.endpoints(300_007, 200, 2, "127.0.0.1").get(0).voteChannel()).get("mtu"),
             "the vote to a slice on this host");
         assertEquals(Channels.MTU, ChannelUri.parse(acrossHosts.endpoints(300_007, 200, 2, "127.0.0.1").get(1).voteChannel()).get("mtu"));
+        final ChannelUri moved = ChannelUri.parse(acrossHosts.voteChannel(1, 0, 2));
+        assertEquals("127.0.0.1:40125", moved.get("endpoint"), "slice 1's port on rank 0's host, after a move");
+        assertEquals("65504", moved.get("mtu"));
+        assertEquals(Channels.MTU, ChannelUri.parse(acrossHosts.voteChannel(0, 1, 2)).get("mtu"), "slice 0 moved to the other host");
+        assertTrue(acrossHosts.isLocalHost(0));
+        assertFalse(acrossHosts.isLocalHost(1));
         final Topology servers = Topology.servers(List.of("127.0.0.1"), 40_123);
         assertEquals(Channels.MTU, ChannelUri.parse(servers.serverResultChannel(0, 2)).get("mtu"), "dedicated servers: workers anywhere");
     }

@@ -75,6 +75,7 @@ class RoundActivityTest {
 
     @Test
     void shouldWakeAThreadParkedBetweenRoundsWhenARoundStarts() throws Exception {
+        assertEquals(0, RoundActivity.inFlight(), "no round in flight (a test before this one left one open), so the thread parks");
         final Parking between = new Parking(TimeUnit.SECONDS.toNanos(30));
         final IdleStrategy idle = RoundActivity.idleStrategy(between, 0);
         final AtomicLong wokenNs = new AtomicLong();
@@ -83,9 +84,10 @@ class RoundActivityTest {
             wokenNs.set(System.nanoTime());
         });
         driver.start();
-        while (driver.getState() != Thread.State.TIMED_WAITING) {
+        while (driver.isAlive() && driver.getState() != Thread.State.TIMED_WAITING) {
             Thread.sleep(1);
         }
+        assertTrue(driver.isAlive(), "the thread parks between rounds");
         final long beginNs = System.nanoTime();
         RoundActivity.begin();
         try {
