@@ -36,9 +36,12 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
     NanoClock nanoClock = SystemNanoClock.INSTANCE;
     long resultBacklogBytes = RESULT_BACKLOG_BYTES_DEFAULT;
+    long resultLostNs = RESULT_LOST_NS_DEFAULT;
 
     /** Default of {@link #resultBacklogBytes(long)}: 64 MiB. */
     public static final long RESULT_BACKLOG_BYTES_DEFAULT = 64L << 20;
+    /** Default of {@link #resultLostNs(long)}: 10 s, twice the silence after which a slice server counts as dead. */
+    public static final long RESULT_LOST_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
 
     /** Only the exchanges' own contexts extend this class. */
     ExchangeContext() {
@@ -77,6 +80,9 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
         }
         if (resultBacklogBytes < 0) {
             throw new IllegalArgumentException("resultBacklogBytes must be >= 0, got " + resultBacklogBytes);
+        }
+        if (resultLostNs <= 0) {
+            throw new IllegalArgumentException("resultLostNs must be > 0, got " + resultLostNs);
         }
         return self();
     }
@@ -227,6 +233,26 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     /** @return most bytes of result frames kept while they cannot be used yet. */
     public long resultBacklogBytes() {
         return resultBacklogBytes;
+    }
+
+    /**
+     * @param resultLostNs how long a slice's server, alive (the vote publication to it connected), may send nothing at all,
+     *                     though this worker says HELLO every second, while this worker awaits the slice's result of a
+     *                     round that another slice's later round shows the job has completed, before the result counts as
+     *                     lost for good and the worker rejoins ({@link RejoinRequiredException}). Such a result went out
+     *                     while this worker could not take it (a stopped process far behind) and lies past what the
+     *                     sender still sends again: no later frame of the slice, nor an answer to a HELLO, gets past the
+     *                     gap. Default {@link #RESULT_LOST_NS_DEFAULT}.
+     * @return this for a fluent API.
+     */
+    public T resultLostNs(final long resultLostNs) {
+        this.resultLostNs = resultLostNs;
+        return self();
+    }
+
+    /** @return how long an awaited slice may be silent, its server alive, while the job is past the round, before its result counts as lost. */
+    public long resultLostNs() {
+        return resultLostNs;
     }
 
     @SuppressWarnings("unchecked")

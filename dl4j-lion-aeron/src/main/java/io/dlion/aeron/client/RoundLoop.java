@@ -339,9 +339,30 @@ final class RoundLoop<R> implements AutoCloseable {
                 if (session.laterRoundSeen() >= 0) {
                     throw new RejoinRequiredException(round, session.workerId(), session.laterRoundSeen());
                 }
+                final long kept = link.silentWhileAlive(ctx.nanoClock.nanoTime(), ctx.resultLostNs) ? laterRoundKept(round) : -1;
+                if (kept >= 0) {
+                    throw new RejoinRequiredException(round, session.workerId(), kept);
+                }
             }
         }
         return work;
+    }
+
+    /**
+     * @param round the round this worker is in.
+     * @return the earliest round after it of which a slice whose result of the round is in holds a frame, or -1: the job
+     *     has completed the round (a server publishes a later round only after workers applied this one whole), so a slice
+     *     whose live server has sent nothing since will not send its part to this worker any more.
+     */
+    private long laterRoundKept(final long round) {
+        long later = -1;
+        for (final SliceLink link : links) {
+            final long kept = link.resultDone() ? link.keptRound() : -1;
+            if (kept > round && (later < 0 || kept < later)) {
+                later = kept;
+            }
+        }
+        return later;
     }
 
     /** Give the payload every slice whose result became complete since the last pass. */

@@ -299,6 +299,23 @@ final class SliceLink implements AutoCloseable {
         return backlog.bytes();
     }
 
+    /** @return the round of the oldest frame kept for a later round ({@link #poll()}), or -1 when none is kept. */
+    long keptRound() {
+        return backlog.isEmpty() ? -1 : inHeader.wrapForRead(backlog.head(), 0).round();
+    }
+
+    /**
+     * @param now    the clock.
+     * @param lostNs how long the server may be silent ({@link ExchangeContext#resultLostNs(long)}).
+     * @return true when this worker awaits the slice's result of the round it is in, the slice's proven server has sent
+     *     nothing at all for {@code lostNs} (no result frame, no answer to the HELLOs this worker says every second), and the
+     *     vote publication to it is connected (its media driver answers): the server lives, but nothing it sends gets
+     *     through, as when its image waits for frames the sender no longer holds.
+     */
+    boolean silentWhileAlive(final long now, final long lostNs) {
+        return session.inRound() && !resultDone() && proof.isProven() && proof.silentFor(now, lostNs) && publication.isConnected();
+    }
+
     /**
      * Keep the server proven: refuse result images that do not prove themselves in time, and say HELLO when the
      * {@link ServerProof} says one is due.
