@@ -146,7 +146,7 @@ public final class Channels {
      * ({@link #receiverWindow(int)}: the term is less than eight windows), as Aeron requires of a sender's MTU.
      *
      * @param streams streams of the job that share the link, at least 1.
-     * @return the MTU in bytes, from 8 KiB at 16 or more streams (the default link window) to {@value #LOCAL_MTU_MAX}.
+     * @return the MTU in bytes, from 8 KiB at 32 or more streams (the default link window; 16 KiB at 16) to {@value #LOCAL_MTU_MAX}.
      */
     public static int localMtu(final int streams) {
         return Math.min(LOCAL_MTU_MAX, termLength(streams) / 8);
