@@ -6,6 +6,8 @@
 #                                        ("method H lr outer;..."), those settings instead of the grid
 #   scripts/local-steps-study.sh final   the chosen rates, trained on the first 50,000 training examples (the same ones
 #                                        the tuning runs trained on), evaluated on the test set, seeds 42, 43, 44
+# DLION_STUDY_MODEL picks the model (mlp, the default, or vit-tiny); a model other than the MLP writes to
+# runs/local-steps-MODEL unless DLION_STUDY_DIR says otherwise (read it with local_steps_report.py --dir).
 # Every run takes the shared CPU lock on its own (flock /tmp/dlion-cpu.lock, or the file in DLION_CPU_LOCK) and is skipped when its metrics.csv exists,
 # so the script resumes. Runs go to runs/local-steps/{tune,final}/NAME; tables and the plot come from
 # scripts/local_steps_report.py.
@@ -13,7 +15,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PHASE="${1:?tune or final}"
-OUT="${DLION_STUDY_DIR:-$ROOT/runs/local-steps}"
+MODEL="${DLION_STUDY_MODEL:-mlp}"
+case "$MODEL" in
+    mlp) OUT="${DLION_STUDY_DIR:-$ROOT/runs/local-steps}" ;;
+    vit-tiny) OUT="${DLION_STUDY_DIR:-$ROOT/runs/local-steps-$MODEL}" ;;
+    *) echo "DLION_STUDY_MODEL must be mlp or vit-tiny, got '$MODEL'" >&2; exit 2 ;;
+esac
 EPOCHS=2
 WB=32
 
@@ -25,7 +32,7 @@ run() { # name, then ./dlion train options
     fi
     mkdir -p "$dir"
     echo "$(date -u +%H:%M:%S) $PHASE/$name" >&2
-    if ! flock "${DLION_CPU_LOCK:-/tmp/dlion-cpu.lock}" ./dlion train --model mlp --epochs "$EPOCHS" --out "$dir" "$@" > "$dir/train.log" 2>&1; then
+    if ! flock "${DLION_CPU_LOCK:-/tmp/dlion-cpu.lock}" ./dlion train --model "$MODEL" --epochs "$EPOCHS" --out "$dir" "$@" > "$dir/train.log" 2>&1; then
         echo "  failed: see $dir/train.log" >&2
     fi
 }

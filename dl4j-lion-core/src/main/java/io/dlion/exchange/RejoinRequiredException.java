@@ -36,6 +36,16 @@ public class RejoinRequiredException extends IllegalStateException {
         this.notice = null;
     }
 
+    /**
+     * @param round   the round this worker was waiting for.
+     * @param message why its result is lost for it.
+     */
+    protected RejoinRequiredException(final long round, final String message) {
+        super(message);
+        this.round = round;
+        this.notice = null;
+    }
+
     /** @return the round whose result was lost. */
     public long round() {
         return round;

@@ -74,7 +74,8 @@ class LostPastResendTest {
             () -> round0.get(30, TimeUnit.SECONDS));
         final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
         assertInstanceOf(RejoinRequiredException.class, failed.getCause(), "the worker rejoins: " + failed.getCause());
-        assertTrue(failed.getCause().getMessage().contains("round 1"), failed.getCause().getMessage());
+        assertTrue(failed.getCause().getMessage().contains("slice 0's part of round 0") && failed.getCause().getMessage().contains("round 1"),
+            failed.getCause().getMessage());
         assertTrue(tookMs >= TimeUnit.NANOSECONDS.toMillis(LOST_NS), "not before slice 0 was silent for resultLostNs: " + tookMs + " ms");
         assertTrue(tookMs < AWAIT_MS / 2, "long before the await timeout: " + tookMs + " ms");
     }

@@ -29,4 +29,23 @@ public final class RejoinRequiredException extends io.dlion.exchange.RejoinRequi
     public RejoinRequiredException(final long round, final int worker, final long laterRound) {
         super(round, worker, laterRound);
     }
+
+    private RejoinRequiredException(final long round, final String message) {
+        super(round, message);
+    }
+
+    /**
+     * @param round      the round this worker was waiting for.
+     * @param worker     this worker.
+     * @param slice      the slice whose result of the round never came.
+     * @param silentNs   how long its live server has sent this worker nothing.
+     * @param laterRound the later round of which another slice holds a frame.
+     * @return the exception for a result the slice's image will never deliver ({@code ExchangeContext#resultLostNs}).
+     */
+    static RejoinRequiredException silentSlice(final long round, final int worker, final int slice, final long silentNs, final long laterRound) {
+        return new RejoinRequiredException(round, "worker " + worker + ": slice " + slice + "'s part of round " + round
+            + "'s result never arrived: its server lives but sent this worker nothing for at least " + silentNs / 1_000_000 + " ms, while"
+            + " another slice holds a frame of round " + laterRound + " (the job has completed round " + round + "); this worker"
+            + " must rejoin with a live worker's parameters");
+    }
 }

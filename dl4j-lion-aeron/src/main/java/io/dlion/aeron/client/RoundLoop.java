@@ -341,7 +341,7 @@ final class RoundLoop<R> implements AutoCloseable {
                 }
                 final long kept = link.silentWhileAlive(ctx.nanoClock.nanoTime(), ctx.resultLostNs) ? laterRoundKept(round) : -1;
                 if (kept >= 0) {
-                    throw new RejoinRequiredException(round, session.workerId(), kept);
+                    throw RejoinRequiredException.silentSlice(round, session.workerId(), link.endpoint().slice(), ctx.resultLostNs, kept);
                 }
             }
         }
