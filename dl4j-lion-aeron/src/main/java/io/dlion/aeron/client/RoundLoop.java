@@ -325,6 +325,7 @@ final class RoundLoop<R> implements AutoCloseable {
      */
     private int pollResults(final long round) {
         int work = 0;
+        final long now = ctx.nanoClock.nanoTime(); // once a pass, not once per slice still awaited
         for (final SliceLink link : links) {
             final boolean done = link.resultDone();
             work += link.poll();
@@ -339,7 +340,7 @@ final class RoundLoop<R> implements AutoCloseable {
                 if (session.laterRoundSeen() >= 0) {
                     throw new RejoinRequiredException(round, session.workerId(), session.laterRoundSeen());
                 }
-                final long kept = link.silentWhileAlive(ctx.nanoClock.nanoTime(), ctx.resultLostNs) ? laterRoundKept(round) : -1;
+                final long kept = link.silentWhileAlive(now, ctx.resultLostNs) ? laterRoundKept(round) : -1;
                 if (kept >= 0) {
                     throw RejoinRequiredException.silentSlice(round, session.workerId(), link.endpoint().slice(), ctx.resultLostNs, kept);
                 }
