@@ -496,6 +496,9 @@ public final class ChaosRun {
     private ChildProcess start(final String name, final List<String> jvmFlags, final List<String> args, final String heap) throws IOException {
         final List<String> jvm = new ArrayList<>(jvmFlags);
         jvm.add("-Daeron.dir=" + aeronDir(name));
+        // every pause of the process's JVM (collections, safepoints) with its wall-clock time, beside its log: a server
+        // that falls silent while its process lives is told from a process that did not run
+        jvm.add("-Xlog:gc,safepoint:file=" + dir.resolve("logs").resolve(name + ".jvm.log") + ":time,uptime,level,tags");
         synchronized (children) {
             if (abandoned) {
                 throw new IllegalStateException("the chaos run was stopped: " + name + " not started");
