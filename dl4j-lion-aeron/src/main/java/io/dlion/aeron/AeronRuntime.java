@@ -104,6 +104,9 @@ public final class AeronRuntime implements AutoCloseable {
                 if (dir != null) {
                     driverCtx.aeronDirectoryName(dir);
                 }
+                if (ctx.publicationConnectionTimeoutNs > 0) {
+                    driverCtx.publicationConnectionTimeoutNs(ctx.publicationConnectionTimeoutNs);
+                }
                 driver = MediaDriver.launchEmbedded(driverCtx);
                 dir = driver.aeronDirectoryName();
             }
@@ -262,6 +265,7 @@ public final class AeronRuntime implements AutoCloseable {
         private ThreadingMode threadingMode = ThreadingMode.SHARED;
         private double receiveLossRate = Double.parseDouble(System.getProperty(LOSS_RATE_PROP, "0"));
         private long lossSeed = Long.getLong(LOSS_SEED_PROP, System.nanoTime());
+        private long publicationConnectionTimeoutNs;
 
         /**
          * Validate once.
@@ -281,6 +285,13 @@ public final class AeronRuntime implements AutoCloseable {
             if (receiveLossRate > 0 && !embeddedDriver) {
                 throw new IllegalArgumentException("receiveLossRate needs the embedded driver; a standalone driver takes "
                     + LOSS_RATE_PROP + " with aeron.ReceiveChannelEndpoint.supplier=io.aeron.driver.ext.DebugReceiveChannelEndpointSupplier");
+            }
+            if (publicationConnectionTimeoutNs < 0) {
+                throw new IllegalArgumentException("publicationConnectionTimeoutNs must be >= 0 (0: Aeron's), got " + publicationConnectionTimeoutNs);
+            }
+            if (publicationConnectionTimeoutNs > 0 && !embeddedDriver) {
+                throw new IllegalArgumentException("publicationConnectionTimeoutNs needs the embedded driver; a standalone driver takes"
+                    + " aeron.publication.connection.timeout");
             }
             return this;
         }
@@ -349,6 +360,23 @@ public final class AeronRuntime implements AutoCloseable {
 
         public long lossSeed() {
             return lossSeed;
+        }
+
+        /**
+         * @param publicationConnectionTimeoutNs how long the embedded driver's publications stay connected without a status
+         *                                       message from their subscriber; 0 (default) for Aeron's (5 s, or the property
+         *                                       {@code aeron.publication.connection.timeout}). A sharded worker finds a slice
+         *                                       server dead only once its vote publication lost its connection, so this is
+         *                                       set to the worker's silence ({@code SliceOwners#silenceNs()}).
+         * @return this for a fluent API.
+         */
+        public Context publicationConnectionTimeoutNs(final long publicationConnectionTimeoutNs) {
+            this.publicationConnectionTimeoutNs = publicationConnectionTimeoutNs;
+            return this;
+        }
+
+        public long publicationConnectionTimeoutNs() {
+            return publicationConnectionTimeoutNs;
         }
     }
 }

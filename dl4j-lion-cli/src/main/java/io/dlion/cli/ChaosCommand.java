@@ -48,6 +48,10 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--round-timeout-ms", description = "the slice servers' round deadline (default: ${DEFAULT-VALUE})")
     long roundTimeoutMs = ChaosSchedule.Context.ROUND_DEADLINE_MS_DEFAULT;
 
+    @Option(names = "--silence-ms", description = "the workers' --silence-ms: a slice server silent this long is dead; a stop lasts"
+        + " less (default: ${DEFAULT-VALUE})")
+    long silenceMs = ChaosSchedule.Context.SILENCE_MS_DEFAULT;
+
     @Option(names = "--mean-gap-s", description = "mean time between two faults' starts (default: ${DEFAULT-VALUE})")
     double meanGapSeconds = ChaosSchedule.Context.MEAN_GAP_MS_DEFAULT / 1000.0;
 
@@ -72,8 +76,8 @@ public final class ChaosCommand implements Callable<Integer> {
     double rejoinBoundSeconds = ChaosRun.Context.REJOIN_BOUND_MS_DEFAULT / 1000.0;
 
     @Option(names = "--failover-margin-s", description = "what a failover (after a kill) or a resume (after a stop, loss, garbage, a"
-        + " stranger) may take beyond the round deadline (default: ${DEFAULT-VALUE}: 5 s of silence finds a dead slice server, plus a"
-        + " HELLO interval)")
+        + " stranger) may take beyond the round deadline (default: ${DEFAULT-VALUE}: twice the 3 s of silence that finds a dead slice"
+        + " server, for two ranks killed at once are found dead one after the other when the second served no slice)")
     double failoverMarginSeconds = ChaosChecker.FAILOVER_MARGIN_MS / 1000.0;
 
     /** @return the run's settings, checked. */
@@ -83,7 +87,7 @@ public final class ChaosCommand implements Callable<Integer> {
         }
         final int e = epochs != null ? epochs : (int) Math.max(2, Math.ceil(minutes * EPOCHS_PER_MINUTE));
         final ChaosSchedule.Context schedule = new ChaosSchedule.Context().workers(workers).minVoters(minVoters).seed(seed)
-            .durationMs(Math.round(minutes * 60_000)).roundDeadlineMs(roundTimeoutMs).meanGapMs(Math.round(meanGapSeconds * 1000))
+            .durationMs(Math.round(minutes * 60_000)).roundDeadlineMs(roundTimeoutMs).silenceMs(silenceMs).meanGapMs(Math.round(meanGapSeconds * 1000))
             .warmUpMs(Math.round(warmUpSeconds * 1000)).quietEndMs(Math.round(quietEndSeconds * 1000)).kinds(kinds());
         final Path dir = out != null ? out : Path.of("runs", "chaos-" + seed);
         return new ChaosRun.Context().schedule(schedule).out(dir).epochs(e).trainLimit(trainLimit)
@@ -109,8 +113,8 @@ public final class ChaosCommand implements Callable<Integer> {
 
     private String replay(final int e, final Path dir) {
         final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "./dlion chaos --workers %d --minutes %s --seed %d --epochs %d"
-            + " --min-voters %d --round-timeout-ms %d --mean-gap-s %s --warm-up-s %s --quiet-end-s %s --train-limit %d --rejoin-bound-s %s"
-            + " --failover-margin-s %s", workers, minutes, seed, e, minVoters, roundTimeoutMs, meanGapSeconds, warmUpSeconds, quietEndSeconds,
+            + " --min-voters %d --round-timeout-ms %d --silence-ms %d --mean-gap-s %s --warm-up-s %s --quiet-end-s %s --train-limit %d --rejoin-bound-s %s"
+            + " --failover-margin-s %s", workers, minutes, seed, e, minVoters, roundTimeoutMs, silenceMs, meanGapSeconds, warmUpSeconds, quietEndSeconds,
             trainLimit, rejoinBoundSeconds, failoverMarginSeconds));
         if (kinds != null) {
             sb.append(" --kinds ").append(String.join(",", kinds));

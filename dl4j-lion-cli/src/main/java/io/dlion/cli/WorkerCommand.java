@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.dlion.aeron.Configuration;
+import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.server.SliceServers;
 import io.dlion.cli.train.DenseTransport;
@@ -162,6 +163,11 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--min-voters", description = "with --with-server: the server's quorum (default: a majority of the workers)")
     Integer minVoters;
 
+    @Option(names = "--silence-ms", description = "--topology sharded: a slice server silent this long, its vote publication"
+        + " disconnected, is dead and its slice moves (the embedded driver's publication connection timeout follows it)"
+        + " (default: 5000)")
+    Long silenceMs;
+
     @Option(names = "--loss-rate", description = "fault injection: fraction of received UDP data frames dropped (default: ${DEFAULT-VALUE})")
     double lossRate;
 
@@ -188,6 +194,16 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         if (roundTimeoutMs != null && roundTimeoutMs < 1) {
             throw new IllegalArgumentException("--round-timeout-ms must be >= 1, got " + roundTimeoutMs);
+        }
+        if (silenceMs != null && (!sharded() || sharing().isDense())) {
+            throw new IllegalArgumentException("--silence-ms is the sharded vote exchange's: it needs --topology sharded and a vote sharing");
+        }
+        if (silenceMs != null && silenceMs < 1000) {
+            throw new IllegalArgumentException("--silence-ms must be >= 1000 (a live server answers a HELLO every second), got " + silenceMs);
+        }
+        if (silenceMs != null && aeronDir != null) {
+            throw new IllegalArgumentException("--silence-ms sets the embedded driver's publication connection timeout: with --aeron-dir,"
+                + " set aeron.publication.connection.timeout on the standalone driver and leave --silence-ms out");
         }
         if (minVoters != null && (minVoters < 1 || minVoters > workers)) {
             throw new IllegalArgumentException("--min-voters must be in [1, " + workers + "], got " + minVoters);
@@ -354,7 +370,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         final boolean network = syncDir == null;
         final RemoteTransport.Settings settings = new RemoteTransport.Settings(job, workers, params, voteRule, topology, localHost, aeronDir,
-            secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network);
+            secret, frameMac, lossRate, firstRound, rejoin, recovery.run(), network, silenceMs == null ? 0 : TimeUnit.MILLISECONDS.toNanos(silenceMs));
         final boolean dense = sharing().isDense();
         final long roundTimeout = roundTimeoutMs == null ? Configuration.ROUND_TIMEOUT_MS_DEFAULT : roundTimeoutMs;
         final int quorum = minVoters == null ? 0 : minVoters;
@@ -363,6 +379,7 @@ public final class WorkerCommand implements Callable<Integer> {
             // rank the failover rule moves here, and the servers stay up at the end until the others have read the results
             final SliceServers.Context serving = new SliceServers.Context().roundTimeoutNs(TimeUnit.MILLISECONDS.toNanos(roundTimeout))
                 .minVoters(quorum).lingerNs(TimeUnit.SECONDS.toNanos(awaitTimeoutSeconds))
+                .silenceNs(silenceMs == null ? SliceOwners.DEFAULT_SILENCE_NS : TimeUnit.MILLISECONDS.toNanos(silenceMs))
                 .listener(new ServedSlices(topology, config.monitor, System.out));
             trainer.runAs(new int[] {workerId}, () -> new RemoteTransport(settings, null, serving), recovery);
         } else if ((withServer && workerId == 0) || sharded()) {

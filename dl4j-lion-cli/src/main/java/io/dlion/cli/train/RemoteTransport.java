@@ -46,9 +46,12 @@ public final class RemoteTransport implements VoteTransport {
      * @param run         the job and run id its checkpoints and hand-overs carry.
      * @param network     true: hand-overs go over Aeron, relayed by the server ({@link AeronHandOver}); false: none here
      *                    (a shared directory instead).
+     * @param silenceNs   sharded: how long a slice server may be silent before this worker finds it dead, which the embedded
+     *                    driver's publication connection timeout follows; 0 for the defaults (5 s, Aeron's 5 s).
      */
     public record Settings(int job, int workers, long params, VoteRule rule, Topology topology, String localHost,
-        String aeronDir, byte[] secret, boolean frameMac, double lossRate, long firstRound, boolean join, JobRun run, boolean network) {
+        String aeronDir, byte[] secret, boolean frameMac, double lossRate, long firstRound, boolean join, JobRun run, boolean network,
+        long silenceNs) {
     }
 
     /** @param s where the server is and how to reach it. */
@@ -96,6 +99,9 @@ public final class RemoteTransport implements VoteTransport {
         final AeronRuntime.Context runtimeCtx = new AeronRuntime.Context().embeddedDriver(s.aeronDir() == null).aeronDirectoryName(s.aeronDir());
         if (s.lossRate() > 0) {
             runtimeCtx.receiveLossRate(s.lossRate());
+        }
+        if (s.silenceNs() > 0) {
+            runtimeCtx.publicationConnectionTimeoutNs(s.silenceNs()); // a vote publication disconnects as a slice server falls silent
         }
         return AeronRuntime.launch(runtimeCtx);
     }

@@ -24,8 +24,9 @@ import java.util.TreeMap;
  * <b>Recovery, per kind</b> (times are the history lines' wall clocks; {@code D} = the round deadline):
  * <ul>
  *   <li>kills (worker, relay, two): <i>failover</i> = from the SIGKILL to the first round applied by another worker whose
- *       voters include none of the killed ranks, bound {@code D + 6 s} (a dead slice server is found after 5 s of silence,
- *       plus a HELLO interval); <i>rejoin</i> = from the restart to the restarted worker's first round applied, bound
+ *       voters include none of the killed ranks, bound {@code D + 6 s} (a dead slice server is found after the workers'
+ *       silence, 3 s in a chaos run; two ranks killed at once may take it twice, when the second served no slice and the
+ *       rule names it for the first one's); <i>rejoin</i> = from the restart to the restarted worker's first round applied, bound
  *       {@link Bounds#rejoinMs()} (a JVM start, the data, the join and the hand-over);</li>
  *   <li>stop: <i>resume</i> = from the SIGCONT to the first round applied by any worker, bound {@code D + 6 s}; and
  *       <i>rejoin</i> = from the SIGCONT to the stopped worker's first round applied, bound {@link Bounds#rejoinMs()} (a
@@ -62,7 +63,7 @@ public final class ChaosChecker {
         }
     }
 
-    /** Default margin of a failover: 5 s of silence plus a HELLO interval, on top of the round deadline. */
+    /** Default margin of a failover, on top of the round deadline: twice a chaos run's 3 s of silence (two ranks killed at once). */
     public static final long FAILOVER_MARGIN_MS = 6_000;
 
     /**

@@ -481,7 +481,8 @@ public final class ChaosRun {
             "--worker-id", Integer.toString(w), "--workers", Integer.toString(n), "--secret-file", secretFile.toString(), "--run-id", "chaos-" + tag,
             "--epochs", Integer.toString(ctx.epochs), "--batch", Integer.toString(ctx.batch), "--train-limit", Integer.toString(ctx.trainLimit),
             "--test-limit", Integer.toString(ctx.testLimit), "--seed", Long.toString(ctx.trainSeed), "--round-timeout-ms",
-            Long.toString(ctx.schedule.roundDeadlineMs()), "--min-voters", Integer.toString(ctx.schedule.minVoters()), "--await-timeout-s",
+            Long.toString(ctx.schedule.roundDeadlineMs()), "--silence-ms", Long.toString(ctx.schedule.silenceMs()), "--min-voters",
+            Integer.toString(ctx.schedule.minVoters()), "--await-timeout-s",
             Long.toString(ctx.awaitTimeoutSeconds), "--out", outDir.toString()));
         if (history) {
             args.addAll(List.of("--history", historyOf(w).toString(), "--checkpoint-dir", dir.resolve("checkpoints").toString(),

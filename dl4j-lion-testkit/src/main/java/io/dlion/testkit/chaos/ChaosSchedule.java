@@ -23,8 +23,9 @@ import java.util.SplittableRandom;
  *       serves again once it has rejoined). The run kills whichever process serves slice 0 when the fault comes, which is
  *       that rank unless a restarted rank rejoined sooner than the plan allows for; either way no more workers are out
  *       than the plan counts;</li>
- *   <li>a stop lasts longer than the round deadline and at most {@link Context#maxStopMs()} (below a slice server's silence
- *       bound, so that a stopped server is not taken for dead).</li>
+ *   <li>a stop lasts longer than the round deadline and at most {@link Context#maxStopMs()} (by default
+ *       {@value Context#STOP_BELOW_SILENCE_MS} ms below the workers' {@link Context#silenceMs()}, after which a silent slice
+ *       server counts as dead, so that a stopped server is not taken for dead).</li>
  * </ul>
  * Faults start from {@link Context#warmUpMs()} (counted from the moment every worker applied a round) to {@code durationMs - quietEndMs} (the
  * last restarted worker has time to rejoin before the run ends); the gap between two starts is uniform in
@@ -128,7 +129,7 @@ public final class ChaosSchedule {
                     break;
                 case STOP:
                     targets = new int[] {free.get(random.nextInt(free.size()))};
-                    duration = between(random, Math.min(ctx.roundDeadlineMs + 500, ctx.maxStopMs), ctx.maxStopMs);
+                    duration = between(random, ctx.roundDeadlineMs + Math.min(500, (ctx.maxStopMs() - ctx.roundDeadlineMs) / 2), ctx.maxStopMs());
                     break;
                 case LOSS:
                     targets = random.nextBoolean() ? allWorkers(n) : new int[] {random.nextInt(n)};
@@ -209,8 +210,13 @@ public final class ChaosSchedule {
         public static final long MEAN_GAP_MS_DEFAULT = 15_000;
         /** Default {@link #roundDeadlineMs()}. */
         public static final long ROUND_DEADLINE_MS_DEFAULT = 2_000;
-        /** Default {@link #maxStopMs()}: below the 5 s silence after which a slice server counts as dead. */
-        public static final long MAX_STOP_MS_DEFAULT = 4_000;
+        /**
+         * Default {@link #silenceMs()}: 3 s, so that two ranks killed at once, the second found dead only after the first
+         * (a restarted rank that serves no slice, named for the first one's), fail over within the round deadline + 6 s.
+         */
+        public static final long SILENCE_MS_DEFAULT = 3_000;
+        /** Default {@link #maxStopMs()}: this much below {@link #silenceMs()}. */
+        public static final long STOP_BELOW_SILENCE_MS = 500;
         /** Default {@link #rejoinAllowanceMs()}. */
         public static final long REJOIN_ALLOWANCE_MS_DEFAULT = 40_000;
 
@@ -222,7 +228,8 @@ public final class ChaosSchedule {
         private long quietEndMs = QUIET_END_MS_DEFAULT;
         private long meanGapMs = MEAN_GAP_MS_DEFAULT;
         private long roundDeadlineMs = ROUND_DEADLINE_MS_DEFAULT;
-        private long maxStopMs = MAX_STOP_MS_DEFAULT;
+        private long silenceMs = SILENCE_MS_DEFAULT;
+        private long maxStopMs;
         private long rejoinAllowanceMs = REJOIN_ALLOWANCE_MS_DEFAULT;
         private Set<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
 
@@ -234,8 +241,11 @@ public final class ChaosSchedule {
             require(warmUpMs >= 0 && quietEndMs >= 0, "the warm-up and the quiet end must be >= 0");
             require(meanGapMs >= 1, "--mean-gap must be >= 1 ms, got " + meanGapMs);
             require(roundDeadlineMs >= 1, "--round-timeout-ms must be >= 1, got " + roundDeadlineMs);
-            require(maxStopMs > roundDeadlineMs, "the longest stop (" + maxStopMs + " ms) must exceed the round deadline (" + roundDeadlineMs
-                + " ms): a stop must go past it");
+            require(silenceMs >= 1_000, "--silence-ms must be >= 1000, got " + silenceMs);
+            require(maxStopMs() > roundDeadlineMs, "the longest stop (" + maxStopMs() + " ms) must exceed the round deadline (" + roundDeadlineMs
+                + " ms): a stop must go past it (a longer --silence-ms or a shorter --round-timeout-ms)");
+            require(maxStopMs() < silenceMs, "the longest stop (" + maxStopMs() + " ms) must be shorter than the silence (" + silenceMs
+                + " ms) after which a slice server counts as dead");
             require(rejoinAllowanceMs >= 0, "the rejoin allowance must be >= 0");
             require(!kinds.isEmpty(), "--kinds must name at least one fault kind");
             return this;
@@ -327,14 +337,28 @@ public final class ChaosSchedule {
             return roundDeadlineMs;
         }
 
-        /** @param maxStopMs the longest stop. @return this */
+        /**
+         * @param silenceMs how long the workers let a slice server be silent before they find it dead ({@code ./dlion worker
+         *                  --silence-ms}); a stop stays below it.
+         * @return this
+         */
+        public Context silenceMs(final long silenceMs) {
+            this.silenceMs = silenceMs;
+            return this;
+        }
+
+        public long silenceMs() {
+            return silenceMs;
+        }
+
+        /** @param maxStopMs the longest stop; 0 (default) for {@value #STOP_BELOW_SILENCE_MS} ms below the silence. @return this */
         public Context maxStopMs(final long maxStopMs) {
             this.maxStopMs = maxStopMs;
             return this;
         }
 
         public long maxStopMs() {
-            return maxStopMs;
+            return maxStopMs > 0 ? maxStopMs : silenceMs - STOP_BELOW_SILENCE_MS;
         }
 
         /** @param rejoinAllowanceMs how long a restarted worker counts as out after its restart. @return this */
