@@ -88,6 +88,32 @@ class TopologyOptionsTest {
         return worker;
     }
 
+    /** {@code --silence-ms}: the sharded vote exchange's, at least a HELLO interval, and only with the embedded driver. */
+    @Test
+    void shouldRefuseASilenceOutsideTheShardedExchange() {
+        final String[] sharded = {"--workers", "3", "--worker-id", "0", "--batch", "96", "--hosts", "a,b,c"};
+        assertEquals("sharded[a:40123:40124, b:40125:40126, c:40127:40128]",
+            configured(worker(Map.of(), concat(sharded, "--silence-ms", "3000"))).topology().toString());
+        assertSilenceRefused("must be >= 1000", worker(Map.of(), concat(sharded, "--silence-ms", "999")));
+        assertSilenceRefused("needs --topology sharded", worker(Map.of(), "--workers", "3", "--worker-id", "0", "--batch", "96", "--server", "h0",
+            "--local-host", "127.0.0.1", "--silence-ms", "3000"));
+        assertSilenceRefused("needs --topology sharded", worker(Map.of(), concat(sharded, "--sharing", "dense-lion", "--silence-ms", "3000")));
+        assertSilenceRefused("aeron.publication.connection.timeout", worker(Map.of(), concat(sharded, "--aeron-dir", "/dev/shm/x", "--silence-ms",
+            "3000")));
+    }
+
+    private static void assertSilenceRefused(final String says, final WorkerCommand worker) {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, worker::config);
+        assertTrue(e.getMessage().contains("--silence-ms") && e.getMessage().contains(says), e.getMessage());
+    }
+
+    private static String[] concat(final String[] a, final String... b) {
+        final String[] out = new String[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void shouldRefuseMoreSlicesThanChunks() {
         assertRefused("chunks", "--topology", "sharded", "--hosts", "127.0.0.1,127.0.0.1,127.0.0.1", "--params", "100");

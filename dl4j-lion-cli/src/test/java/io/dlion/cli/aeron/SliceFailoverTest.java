@@ -32,10 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SliceFailoverTest {
     private static final int WORKERS = 3;
-    /** Silence plus a HELLO interval and the round trip: the detection bound the docs state, with room for a busy machine. */
     /** Rounds in a row that must count a restarted rank before the next death (it is warm and in time by then). */
     private static final int COUNTED_ROUNDS = 30;
+    /** Silence plus a HELLO interval and the round trip: the detection bound the docs state, with room for a busy machine. */
     private static final long DETECT_BOUND_MS = TimeUnit.NANOSECONDS.toMillis(SliceOwners.DEFAULT_SILENCE_NS) + 5_000;
+    /** A shorter {@code --silence-ms}, for the second death of the second test. */
+    private static final long SHORT_SILENCE_MS = 2_000;
+    /**
+     * The short silence plus room for a busy machine, below Aeron's default publication connection timeout (5 s): a move
+     * within it shows that the embedded driver's timeout followed {@code --silence-ms}.
+     */
+    private static final long SHORT_MOVE_BOUND_MS = SHORT_SILENCE_MS + 2_500;
     private final List<ChildProcess> children = new ArrayList<>();
 
     @TempDir
@@ -85,7 +92,8 @@ class SliceFailoverTest {
      * A restarted rank serves again: rank 0 is killed, rank 1 takes slice 0 over, rank 0 rejoins and trains; then rank 1
      * (now the server of slices 0 and 1, and the relay) is killed: slice 0 goes back to rank 0, slice 1 moves to rank 2,
      * rank 1 rejoins with rank 0's parameters through the relay on rank 0 again, and all three end bit-identical. Before
-     * the fix the restarted rank 0 served nothing, slice 0 went to rank 2 and the job had one serving rank left.
+     * the fix the restarted rank 0 served nothing, slice 0 went to rank 2 and the job had one serving rank left. The
+     * workers run with {@code --silence-ms 2000}: the second death's slices move within {@link #SHORT_MOVE_BOUND_MS}.
      */
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -94,12 +102,12 @@ class SliceFailoverTest {
         final Path secret = Frames.writeSecret(dir.resolve("secret"));
         final ChildProcess[] workers = new ChildProcess[WORKERS];
         for (int i = 0; i < WORKERS; i++) {
-            workers[i] = worker(i, basePort, secret, false, 20);
+            workers[i] = worker(i, basePort, secret, false, 20, "--silence-ms", "" + SHORT_SILENCE_MS);
         }
         await(workers[0], l -> l.startsWith("epoch 1 "), 300, "rank 0 finished its first epoch");
         workers[0].kill();
         await(workers[1], l -> l.contains("takes over slice 0 "), 60, "rank 1 took slice 0 over");
-        workers[0] = worker(0, basePort, secret, true, 20);
+        workers[0] = worker(0, basePort, secret, true, 20, "--silence-ms", "" + SHORT_SILENCE_MS);
         await(workers[0], l -> l.startsWith("epoch "), 300, "the restarted rank 0 joined and trained to an epoch's end");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over")), "the restarted rank serves nothing yet: " + workers[0].lines());
         // the rule moves a slice only to a rank counted in the last round applied: a restarted rank still cold (its first
@@ -107,15 +115,20 @@ class SliceFailoverTest {
         // votes come in time; so the next death waits until rank 2 applied COUNTED_ROUNDS rounds in a row that count rank 0
         awaitCounted(dir.resolve("history-2.log"), 0, COUNTED_ROUNDS, 300);
         workers[1].kill();
+        final long killedNs = System.nanoTime();
         try {
             await(workers[0], l -> l.contains("takes over slice 0 "), 60, "slice 0 went back to the restarted rank 0");
         } catch (final AssertionError e) {
             throw new AssertionError(e.getMessage() + "; rank 2's history ends: " + tail(dir.resolve("history-2.log"), 8), e);
         }
         await(workers[2], l -> l.contains("takes over slice 1 "), 60, "slice 1 moved to rank 2");
+        final long moveMs = TimeUnit.NANOSECONDS.toMillis(workers[2].timeOfFirstLine(killedNs, l -> l.contains("takes over slice 1 ")) - killedNs);
+        System.out.printf("SliceFailoverTest: with --silence-ms %d, rank 2 took slice 1 over %d ms after the SIGKILL%n", SHORT_SILENCE_MS, moveMs);
+        assertTrue(moveMs <= SHORT_MOVE_BOUND_MS, "with --silence-ms " + SHORT_SILENCE_MS + " rank 2 took slice 1 over " + moveMs
+            + " ms after the SIGKILL, bound " + SHORT_MOVE_BOUND_MS + " (Aeron's default publication connection timeout is 5 s)");
         assertEquals(null, workers[0].lastLine(l -> l.contains("takes over slice 1 ")), "only rank 2 serves slice 1: " + workers[0].lines());
         assertEquals(null, workers[2].lastLine(l -> l.contains("takes over slice 0 ")), "only rank 0 serves slice 0: " + workers[2].lines());
-        workers[1] = worker(1, basePort, secret, true, 20);
+        workers[1] = worker(1, basePort, secret, true, 20, "--silence-ms", "" + SHORT_SILENCE_MS);
         final List<String> hashes = new ArrayList<>();
         for (final ChildProcess w : workers) {
             hashes.add(w.awaitParamsHash(600));
@@ -170,8 +183,8 @@ class SliceFailoverTest {
         }
     }
 
-    private ChildProcess worker(final int id, final int basePort, final Path secret, final boolean rejoin, final int epochs)
-        throws IOException {
+    private ChildProcess worker(final int id, final int basePort, final Path secret, final boolean rejoin, final int epochs,
+        final String... extra) throws IOException {
         final String name = "worker-" + id + (rejoin ? "-rejoined" : "");
         final List<String> args = new ArrayList<>(List.of("worker", "--topology", "sharded", "--hosts",
             String.join(",", Collections.nCopies(WORKERS, "127.0.0.1")), "--vote-port", "" + basePort, "--job", "9", "--worker-id", "" + id,
@@ -181,6 +194,7 @@ class SliceFailoverTest {
         if (rejoin) {
             args.add("--rejoin");
         }
+        args.addAll(List.of(extra));
         final ChildProcess child = ChildProcess.start(name, "io.dlion.cli.DLionCli", args, "1g", dir.resolve(name + ".log"));
         children.add(child);
         return child;

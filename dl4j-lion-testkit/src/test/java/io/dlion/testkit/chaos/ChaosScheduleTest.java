@@ -50,6 +50,7 @@ class ChaosScheduleTest {
                 }
                 if (f.kind() == FaultKind.STOP) {
                     assertTrue(f.durationMs() > ctx.roundDeadlineMs() && f.durationMs() <= ctx.maxStopMs(), f.describe());
+                    assertTrue(f.durationMs() < ctx.silenceMs(), "a stop shorter than the silence that finds a server dead: " + f.describe());
                 }
                 if (f.kind().kills() || f.kind() == FaultKind.STOP) {
                     for (final int w : f.targets()) {
@@ -87,5 +88,17 @@ class ChaosScheduleTest {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> new ChaosSchedule(new ChaosSchedule.Context().roundDeadlineMs(5_000).maxStopMs(4_000)));
         assertTrue(e.getMessage().contains("round deadline"), e.getMessage());
+    }
+
+    /** A stop must pass the round deadline and stay below the workers' silence, or a stopped server would be taken for dead. */
+    @Test
+    void shouldRejectAStopThatASilenceCannotHold() {
+        final IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
+            () -> new ChaosSchedule(new ChaosSchedule.Context().roundDeadlineMs(2_000).silenceMs(2_400)));
+        assertTrue(tooShort.getMessage().contains("round deadline") && tooShort.getMessage().contains("--silence-ms"), tooShort.getMessage());
+        final IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+            () -> new ChaosSchedule(new ChaosSchedule.Context().silenceMs(3_000).maxStopMs(3_000)));
+        assertTrue(tooLong.getMessage().contains("silence"), tooLong.getMessage());
+        assertEquals(2_500, new ChaosSchedule.Context().maxStopMs(), "by default a stop lasts at most 0.5 s less than the 3 s silence");
     }
 }
