@@ -14,7 +14,6 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * What a worker's exchange needs whatever its payload, on top of the job's shared settings ({@link JobContext}): the
@@ -34,7 +33,7 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     long firstRound;
     EpochClock epochClock = SystemEpochClock.INSTANCE;
     IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
-    NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    NanoClock nanoClock = RunningClock.INSTANCE;
     long resultBacklogBytes = RESULT_BACKLOG_BYTES_DEFAULT;
     long resultLostNs = RESULT_LOST_NS_DEFAULT;
 
@@ -173,7 +172,8 @@ public abstract class ExchangeContext<T extends ExchangeContext<T>> extends JobC
     }
 
     /**
-     * @param nanoClock for deadlines, HELLO repeats and the servers' silence.
+     * @param nanoClock for deadlines, HELLO repeats and the servers' silence (default {@link RunningClock#INSTANCE}: the
+     *                  time this process ran, so that its own pauses do not count against a server).
      * @return this for a fluent API.
      */
     public T nanoClock(final NanoClock nanoClock) {
