@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,6 +65,12 @@ class RunningClockTest {
             clock.read();
         }
         assertTrue(clock.read() - lastFrame >= silence, "3 s more of running time");
+    }
+
+    @Test
+    void shouldBeTheExchangesClockByDefault() {
+        assertSame(RunningClock.INSTANCE, new AeronVoteExchange.Context().nanoClock());
+        assertSame(RunningClock.INSTANCE, new AeronMeanExchange.Context().nanoClock());
     }
 
     @Test
