@@ -237,9 +237,22 @@ public final class ChildProcess {
         return process.isAlive();
     }
 
-    /** SIGKILL, as a crash: no shutdown hook runs. */
+    /** SIGKILL, as a crash: no shutdown hook runs; returns once the process has exited. */
     public void kill() throws InterruptedException {
+        sendKill();
+        awaitExit();
+    }
+
+    /**
+     * SIGKILL without waiting for the exit: the kernel tears a killed process down (its memory, then its sockets) in
+     * anything from milliseconds to seconds, and a kill of several processes at once should not wait for each in turn.
+     */
+    public void sendKill() {
         process.destroyForcibly();
+    }
+
+    /** Waits for the exit (at most 30 s), and for the last lines of its output. */
+    public void awaitExit() throws InterruptedException {
         process.waitFor(30, TimeUnit.SECONDS);
         reader.join(5_000);
     }

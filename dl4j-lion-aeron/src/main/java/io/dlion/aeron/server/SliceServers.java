@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.Aeron;
+import io.aeron.exceptions.RegistrationException;
 import io.dlion.aeron.Configuration;
 import io.dlion.aeron.JobContext;
 import io.dlion.aeron.SliceOwners;
@@ -27,6 +28,11 @@ import org.agrona.ErrorHandler;
  * Call order: {@link #serve(int)} for this rank's slice before the worker connects, then {@link #takeOver(int)} from the
  * training thread for each slice taken over → {@link #close()}, which keeps the servers up while another worker still reads their results
  * (at most {@link Context#lingerNs()}), then closes them. Not thread-safe: the worker's training thread only.
+ * <p>
+ * A slice taken over on the dead rank's own host (several ranks share a host) binds the port the dead process held. A
+ * killed process keeps its sockets until the kernel has torn it down, which took 3 s for a JVM on a loaded host (a chaos
+ * soak's workers found it dead by then with 3 s of silence) and may take longer for a GPU process; so a take-over whose
+ * port is still held tries again every {@value #PORT_RETRY_MS} ms for up to {@link #PORT_HELD_NS} before it fails.
  */
 public final class SliceServers implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SliceServers.class.getName());
@@ -50,6 +56,11 @@ public final class SliceServers implements AutoCloseable {
         default void onClosing(AggregationServer server) {
         }
     }
+
+    /** How long a take-over waits for its slice's port on this host to be let go by the dead rank's process: 15 s. */
+    public static final long PORT_HELD_NS = TimeUnit.SECONDS.toNanos(15);
+    /** How often a take-over tries its port again meanwhile. */
+    static final long PORT_RETRY_MS = 100;
 
     private final Context ctx;
     private final List<AggregationServer> servers = new ArrayList<>();
@@ -110,6 +121,52 @@ public final class SliceServers implements AutoCloseable {
                 throw new IllegalStateException("slice " + slice + " is served here already");
             }
         }
+        final AggregationServer launched = launch(slice, takenOver, dead);
+        servers.add(launched);
+        LOG.log(System.Logger.Level.INFO, () -> "rank " + ctx.rank + (takenOver ? " takes over slice " : " serves slice ") + slice
+            + " of " + ctx.topology.slices() + ": " + launched.layout());
+        if (ctx.listener != null) {
+            ctx.listener.onServing(launched, takenOver);
+        }
+        return launched;
+    }
+
+    /** Launch the slice's server; a take-over whose port this host still holds tries again (see the class's comment). */
+    private AggregationServer launch(final int slice, final boolean takenOver, final VoterSet dead) {
+        final long deadline = System.nanoTime() + PORT_HELD_NS;
+        boolean said = false;
+        while (true) {
+            try {
+                return AggregationServer.launch(serverContext(slice, dead));
+            } catch (final RegistrationException ex) {
+                if (!takenOver || !isPortHeld(ex) || System.nanoTime() - deadline >= 0) {
+                    throw ex;
+                }
+                if (!said) {
+                    said = true;
+                    LOG.log(System.Logger.Level.WARNING, "rank " + ctx.rank + ": slice " + slice + "'s port on this host is still held"
+                        + " (the dead rank's process has not let it go yet): trying again for up to "
+                        + TimeUnit.NANOSECONDS.toSeconds(PORT_HELD_NS) + " s");
+                }
+                try {
+                    Thread.sleep(PORT_RETRY_MS);
+                } catch (final InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    /**
+     * @param ex what adding a subscription or publication threw.
+     * @return true when the driver could not bind the channel's port because a socket on this host holds it.
+     */
+    static boolean isPortHeld(final RegistrationException ex) {
+        return String.valueOf(ex.getMessage()).contains("Address already in use"); // Aeron 1.51 reports it as a GENERIC_ERROR
+    }
+
+    private AggregationServer.Context serverContext(final int slice, final VoterSet dead) {
         final AggregationServer.Context server = new AggregationServer.Context()
             .aeron(ctx.aeron).jobId(ctx.jobId()).workers(ctx.workers()).paramCount(ctx.paramCount()).rule(ctx.rule())
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
@@ -119,14 +176,7 @@ public final class SliceServers implements AutoCloseable {
         if (ctx.errorHandler != null) {
             server.errorHandler(ctx.errorHandler);
         }
-        final AggregationServer launched = AggregationServer.launch(server);
-        servers.add(launched);
-        LOG.log(System.Logger.Level.INFO, () -> "rank " + ctx.rank + (takenOver ? " takes over slice " : " serves slice ") + slice
-            + " of " + ctx.topology.slices() + ": " + launched.layout());
-        if (ctx.listener != null) {
-            ctx.listener.onServing(launched, takenOver);
-        }
-        return launched;
+        return server;
     }
 
     /** @return the servers running here, in the order they started (this rank's own first, unless it joined). */

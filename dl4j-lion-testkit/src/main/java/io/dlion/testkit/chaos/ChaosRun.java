@@ -34,7 +34,8 @@ import io.dlion.testkit.TestPorts;
  * logs of every process into its output directory (an earlier run's histories, logs and checkpoints there are deleted
  * first).
  * <p>
- * How each fault is carried out: kills with SIGKILL ({@link ChildProcess#kill()}), the restart a new {@code ./dlion worker
+ * How each fault is carried out: kills with SIGKILL, sent to every target before waiting for any to exit and timed from
+ * the sending ({@link ChildProcess#sendKill()}: a killed JVM took up to 3 s to exit on a loaded host), the restart a new {@code ./dlion worker
  * --rejoin} process appending to the same history; a stop with {@code kill -STOP} and {@code kill -CONT}; a loss burst by
  * creating, then deleting, the file that switches the embedded driver's receive loss on in the workers it hits
  * ({@link AeronRuntime#LOSS_SWITCH_PROP}, every worker runs with the loss rate and its own switch file); garbage with
@@ -165,8 +166,9 @@ public final class ChaosRun {
                 while (next < actions.size() && startWallMs + actions.get(next).atMs <= now) {
                     final Action a = actions.get(next++);
                     if (a.start) {
-                        if (start(a.fault, byFault)) {
-                            started.put(a.fault.index(), System.currentTimeMillis());
+                        final long at = start(a.fault, byFault);
+                        if (at >= 0) {
+                            started.put(a.fault.index(), at);
                         }
                     } else if (started.containsKey(a.fault.index())) {
                         if (a.fault.kind() == FaultKind.GARBAGE && byFault.get(a.fault.index()).isAlive()) {
@@ -237,8 +239,11 @@ public final class ChaosRun {
         return new Result(verdict, injected, planned, summary, dir);
     }
 
-    /** @return false when the fault cannot be carried out (its target exited: the job ended). */
-    private boolean start(final Fault f, final Map<Integer, ChildProcess> byFault)
+    /**
+     * @return when the fault began (for a kill, when the SIGKILLs were sent, not when the processes had exited), or -1
+     *     when it cannot be carried out (its target exited: the job ended).
+     */
+    private long start(final Fault f, final Map<Integer, ChildProcess> byFault)
         throws IOException, InterruptedException {
         int[] t = f.targets();
         switch (f.kind()) {
@@ -248,43 +253,49 @@ public final class ChaosRun {
                 if (f.kind() == FaultKind.KILL_RELAY) {
                     t = relayOrSkip(f);
                     if (t == null) {
-                        return false;
+                        return -1;
                     }
                 }
                 if (!quorumStays(f, t)) {
-                    return false;
+                    return -1;
                 }
                 for (final int w : t) {
                     if (!workers[w].isAlive()) {
                         log(f, "skipped: worker " + w + " has exited");
-                        return false;
+                        return -1;
                     }
                 }
+                final long sentMs = System.currentTimeMillis();
                 for (final int w : t) {
                     killedNames.add(workers[w].name());
-                    workers[w].kill();
-                    killedAtMs[w] = System.currentTimeMillis();
+                    workers[w].sendKill();
+                    killedAtMs[w] = sentMs;
                 }
-                log(f, "SIGKILL workers " + java.util.Arrays.toString(t));
-                return true;
+                log(f, sentMs, "SIGKILL workers " + java.util.Arrays.toString(t));
+                for (final int w : t) {
+                    workers[w].awaitExit();
+                }
+                log(f, String.format(Locale.ROOT, "workers %s exited %.2f s after the SIGKILL", java.util.Arrays.toString(t),
+                    (System.currentTimeMillis() - sentMs) / 1000.0));
+                return sentMs;
             case STOP:
                 if (!workers[t[0]].isAlive()) {
                     log(f, "skipped: worker " + t[0] + " has exited");
-                    return false;
+                    return -1;
                 }
                 if (!quorumStays(f, t)) {
-                    return false;
+                    return -1;
                 }
                 workers[t[0]].signal("STOP");
                 stopped[t[0]] = true;
                 log(f, "SIGSTOP worker " + t[0]);
-                return true;
+                return System.currentTimeMillis();
             case LOSS:
                 for (final int w : t) {
                     Files.writeString(lossSwitch(w), "on");
                 }
                 log(f, "receive loss on at workers " + java.util.Arrays.toString(t));
-                return true;
+                return System.currentTimeMillis();
             case GARBAGE: {
                 final int slice = t[0];
                 final ChildProcess g = start("garbage-" + f.index(), List.of(), List.of("garbage", "--job", Integer.toString(ctx.job), "--workers",
@@ -293,14 +304,14 @@ public final class ChaosRun {
                     "--server-has-secret", "--connect-timeout-ms", "20000", "--duration-s", Long.toString(Math.max(1, f.durationMs() / 1000))), "256m");
                 byFault.put(f.index(), g);
                 log(f, "garbage at slice " + slice + "'s vote port " + (basePort + 2 * slice));
-                return true;
+                return System.currentTimeMillis();
             }
             default: {
                 final ChildProcess s = start("stranger-" + f.index(), List.of(), workerArgs(t[0], true, strangerSecret, false,
                     dir.resolve("logs").resolve("stranger-" + f.index())), "1g");
                 byFault.put(f.index(), s);
                 log(f, "stranger claiming worker id " + t[0] + " with another secret");
-                return true;
+                return System.currentTimeMillis();
             }
         }
     }
@@ -696,11 +707,18 @@ public final class ChaosRun {
     }
 
     private void log(final Fault f, final String what) {
-        log(String.format(Locale.ROOT, "%s %s: %s", "#" + f.index(), f.kind().label(), what));
+        log(f, System.currentTimeMillis(), what);
+    }
+
+    private void log(final Fault f, final long atMs, final String what) {
+        log(atMs, String.format(Locale.ROOT, "%s %s: %s", "#" + f.index(), f.kind().label(), what));
     }
 
     private void log(final String what) {
-        final long now = System.currentTimeMillis();
+        log(System.currentTimeMillis(), what);
+    }
+
+    private void log(final long now, final String what) {
         final String line = String.format(Locale.ROOT, "t=%d nemesis +%.1fs %s", now, (now - startWallMs) / 1000.0, what);
         nemesisLog.add(line);
         out.println(line);
