@@ -11,11 +11,10 @@ import org.agrona.concurrent.NanoClock;
  * {@link #MAX_STEP_NS} between two reads. A daemon thread reads it every {@link #TICK_NS}, so a longer step means that
  * the whole process did not run: stopped, a long collection, or its host stalled (a virtual machine paused by its
  * hypervisor stops every process at once). It is the workers' clock for a slice server's silence
- * ({@link ExchangeContext#nanoClock(NanoClock)}), so that a worker does not count its own pause against a server: after a
- * host-wide stall of 3 s every process saw 3 s without a frame from any other, and its media driver had marked its
- * publications disconnected before the first status message came in; a chaos soak's workers then found a live server
- * dead and failed to bind its slice's port. The servers do the same for the round deadline
- * ({@code AggregationServer.Context#pauseNs}).
+ * ({@link ExchangeContext#nanoClock(NanoClock)}), so that a worker does not count its own pause against a server: a
+ * worker that did not run heard nothing from any server meanwhile, and its media driver dropped its publications'
+ * connections, so on waking it would find every server silent and disconnected. The servers do the same for the round
+ * deadline ({@code AggregationServer.Context#pauseNs}).
  * <p>
  * Thread-safe: every read takes one lock, a few tens of nanoseconds uncontended.
  */
