@@ -256,7 +256,7 @@ public final class ChaosRun {
                         return -1;
                     }
                 }
-                if (!quorumStays(f, t)) {
+                if (!quorumStays(f, t) || !rejoinFits(f)) {
                     return -1;
                 }
                 for (final int w : t) {
@@ -363,6 +363,44 @@ public final class ChaosRun {
      * @return true when the fault may go ahead.
      */
     private boolean quorumStays(final Fault f, final int[] targets) throws IOException {
+        final HistoryEvent last = lastApplied();
+        if (last == null) {
+            return true;
+        }
+        if (remaining(last, targets, killedAtMs, stopped) < ctx.schedule.minVoters()) {
+            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
+                + java.util.Arrays.toString(targets) + " and those killed since or stopped, fewer than the quorum ("
+                + ctx.schedule.minVoters() + ") would remain");
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The plan's quiet end is counted on the nemesis's clock, but the job ends at its last round, which a fast job reaches
+     * sooner (seed 4903 killed a worker 30 rounds before the end: it restarted after the job had ended, could not join,
+     * and exited 1). So a kill needs a job with more than the quiet end left at its pace so far.
+     *
+     * @return true when the job is far enough from its end for a killed worker to rejoin.
+     */
+    private boolean rejoinFits(final Fault f) throws IOException {
+        final HistoryEvent last = lastApplied();
+        if (last == null || last.timeMs() <= startWallMs) {
+            return true;
+        }
+        final long total = (long) ctx.epochs * (ctx.trainLimit / ctx.batch);
+        final double roundsPerMs = last.round() / (double) (last.timeMs() - startWallMs);
+        final long leftMs = (long) ((total - 1 - last.round()) / roundsPerMs);
+        if (leftMs < ctx.schedule.quietEndMs()) {
+            log(f, String.format(Locale.ROOT, "skipped: the job has %d rounds left, about %.0f s at its pace, less than the quiet end (%.0f s)",
+                total - 1 - last.round(), leftMs / 1000.0, ctx.schedule.quietEndMs() / 1000.0));
+            return false;
+        }
+        return true;
+    }
+
+    /** @return the last round any worker applied, as the histories say; null before the first. */
+    private HistoryEvent lastApplied() throws IOException {
         HistoryEvent last = null;
         for (int w = 0; w < workers.length; w++) {
             final Path h = historyOf(w);
@@ -380,16 +418,7 @@ public final class ChaosRun {
                 }
             }
         }
-        if (last == null) {
-            return true;
-        }
-        if (remaining(last, targets, killedAtMs, stopped) < ctx.schedule.minVoters()) {
-            log(f, "skipped: round " + last.round() + " counted " + last.voters() + " worker(s); without workers "
-                + java.util.Arrays.toString(targets) + " and those killed since or stopped, fewer than the quorum ("
-                + ctx.schedule.minVoters() + ") would remain");
-            return false;
-        }
-        return true;
+        return last;
     }
 
     /**
