@@ -30,8 +30,8 @@ import org.agrona.ErrorHandler;
  * (at most {@link Context#lingerNs()}), then closes them. Not thread-safe: the worker's training thread only.
  * <p>
  * A slice taken over on the dead rank's own host (several ranks share a host) binds the port the dead process held. A
- * killed process keeps its sockets until the kernel has torn it down, which took 3 s for a JVM on a loaded host (a chaos
- * soak's workers found it dead by then with 3 s of silence) and may take longer for a GPU process; so a take-over whose
+ * killed process keeps its sockets until the kernel has torn it down, which took up to 8 s for a JVM on a loaded host (a
+ * chaos soak's workers found it dead after 3 s of silence) and may take longer for a GPU process; so a take-over whose
  * port is still held tries again every {@value #PORT_RETRY_MS} ms for up to {@link #PORT_HELD_NS} before it fails.
  */
 public final class SliceServers implements AutoCloseable {

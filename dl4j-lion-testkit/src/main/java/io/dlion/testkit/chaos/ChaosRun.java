@@ -35,7 +35,7 @@ import io.dlion.testkit.TestPorts;
  * first).
  * <p>
  * How each fault is carried out: kills with SIGKILL, sent to every target before waiting for any to exit and timed from
- * the sending ({@link ChildProcess#sendKill()}: a killed JVM took up to 3 s to exit on a loaded host), the restart a new {@code ./dlion worker
+ * the sending ({@link ChildProcess#sendKill()}: a killed JVM took up to 8 s to exit on a loaded host), the restart a new {@code ./dlion worker
  * --rejoin} process appending to the same history; a stop with {@code kill -STOP} and {@code kill -CONT}; a loss burst by
  * creating, then deleting, the file that switches the embedded driver's receive loss on in the workers it hits
  * ({@link AeronRuntime#LOSS_SWITCH_PROP}, every worker runs with the loss rate and its own switch file); garbage with
