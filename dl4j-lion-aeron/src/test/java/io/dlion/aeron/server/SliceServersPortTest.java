@@ -2,14 +2,15 @@ package io.dlion.aeron.server;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.aeron.exceptions.RegistrationException;
 import io.dlion.aeron.AeronRuntime;
+import io.dlion.aeron.Channels;
 import io.dlion.aeron.Topology;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +40,7 @@ class SliceServersPortTest {
     @BeforeEach
     void setUp() throws IOException {
         runtime = AeronRuntime.launch(new AeronRuntime.Context());
-        topology = Topology.sharded(List.of("127.0.0.1", "127.0.0.1"), freePorts(4));
+        topology = Topology.sharded(List.of("127.0.0.1", "127.0.0.1"), Channels.freeUdpPorts(InetAddress.getLoopbackAddress(), 4));
         servers = new SliceServers(new SliceServers.Context().aeron(runtime.aeron()).topology(topology).rank(0).jobId(3).workers(2)
             .paramCount(10_000).lingerNs(0));
     }
@@ -85,24 +86,5 @@ class SliceServersPortTest {
         socket.setReuseAddress(false);
         socket.bind(new InetSocketAddress("0.0.0.0", port));
         return socket;
-    }
-
-    /** @return the first of {@code n} consecutive UDP ports free now. */
-    private static int freePorts(final int n) {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            final int base = ThreadLocalRandom.current().nextInt(42_000, 60_000);
-            boolean free = true;
-            for (int p = base; p < base + n && free; p++) {
-                try (DatagramSocket s = new DatagramSocket(null)) {
-                    s.bind(new InetSocketAddress("0.0.0.0", p));
-                } catch (final SocketException ex) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no " + n + " consecutive free UDP ports");
     }
 }

@@ -256,7 +256,8 @@ public final class ChaosRun {
                         return -1;
                     }
                 }
-                if (!quorumStays(f, t) || !rejoinFits(f)) {
+                final HistoryEvent last = lastApplied(); // the histories, read once for both checks
+                if (!quorumStays(f, t, last) || !rejoinFits(f, last)) {
                     return -1;
                 }
                 for (final int w : t) {
@@ -283,7 +284,7 @@ public final class ChaosRun {
                     log(f, "skipped: worker " + t[0] + " has exited");
                     return -1;
                 }
-                if (!quorumStays(f, t)) {
+                if (!quorumStays(f, t, lastApplied())) {
                     return -1;
                 }
                 workers[t[0]].signal("STOP");
@@ -360,10 +361,10 @@ public final class ChaosRun {
      * stopped and not killed since that round ({@link #remaining}), else the fault is skipped (a round that only the others
      * could vote in would be aborted below the quorum, and the job fail).
      *
+     * @param last the last round any worker applied ({@link #lastApplied()}), null before the first.
      * @return true when the fault may go ahead.
      */
-    private boolean quorumStays(final Fault f, final int[] targets) throws IOException {
-        final HistoryEvent last = lastApplied();
+    private boolean quorumStays(final Fault f, final int[] targets, final HistoryEvent last) {
         if (last == null) {
             return true;
         }
@@ -381,10 +382,10 @@ public final class ChaosRun {
      * sooner (seed 4903 killed a worker 30 rounds before the end: it restarted after the job had ended, could not join,
      * and exited 1). So a kill needs a job with more than the quiet end left at its pace so far.
      *
+     * @param last the last round any worker applied ({@link #lastApplied()}), null before the first.
      * @return true when the job is far enough from its end for a killed worker to rejoin.
      */
-    private boolean rejoinFits(final Fault f) throws IOException {
-        final HistoryEvent last = lastApplied();
+    private boolean rejoinFits(final Fault f, final HistoryEvent last) {
         if (last == null || last.timeMs() <= startWallMs) {
             return true;
         }
