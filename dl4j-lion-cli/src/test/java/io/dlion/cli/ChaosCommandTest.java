@@ -60,7 +60,7 @@ class ChaosCommandTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void shouldHoldEveryPropertyInAShortSoak() throws Exception {
         final ChaosRun.Result result = chaos("--workers", "3", "--min-voters", "1", "--minutes", "1", "--seed", "5", "--mean-gap-s", "6",
-            "--warm-up-s", "15", "--quiet-end-s", "20", "--epochs", "4", "--kinds", "kill-relay,stop,loss,garbage",
+            "--warm-up-s", "15", "--quiet-end-s", "20", "--epochs", "6", "--kinds", "kill-relay,stop,loss,garbage",
             // a relay's failover is 5 s of silence plus the fresh server's round deadline plus a HELLO: 7.0-7.3 s measured here,
             // against the 8 s of the default margin; the suite runs beside other builds, so it allows 2 s more
             "--failover-margin-s", "8",
@@ -69,6 +69,8 @@ class ChaosCommandTest {
         final long distinct = kinds.values().stream().filter(c -> c > 0).count();
         assertTrue(result.injected().size() >= 3 && distinct >= 3, "at least 3 faults of 3 kinds injected: " + kinds);
         assertTrue(kinds.get(FaultKind.KILL_RELAY) >= 1, "the relay was killed: " + kinds);
+        assertTrue(result.verdict().recoveries().stream().anyMatch(r -> r.measured() && "failover".equals(r.measure())),
+            "a relay's failover was measured: " + result.verdict().recoveries());
         assertTrue(result.verdict().recoveries().stream().anyMatch(r -> r.measured() && "rejoin".equals(r.measure())),
             "a restarted worker rejoined: " + result.verdict().recoveries());
     }
