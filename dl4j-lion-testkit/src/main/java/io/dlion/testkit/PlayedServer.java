@@ -54,8 +54,11 @@ public final class PlayedServer implements AutoCloseable {
     private final HelloFlyweight helloIn = new HelloFlyweight();
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[HelloAckFlyweight.SIGNED_LENGTH]);
 
-    /** A HELLO the played server read: who said it, the round it named and its nonce (an answer must echo it). */
-    public record Hello(int jobId, int workerId, int slice, int wordOffset, long round, long paramCount, long nonce) {
+    /**
+     * A HELLO the played server read: who said it, the round it named, its nonce (an answer must echo it) and the Aeron
+     * session it came on (the worker's vote publication).
+     */
+    public record Hello(int jobId, int workerId, int slice, int wordOffset, long round, long paramCount, long nonce, int sessionId) {
         /** @return true for a join HELLO. */
         public boolean isJoin() {
             return round == MessageHeaderFlyweight.JOIN_ROUND;
@@ -230,7 +233,8 @@ public final class PlayedServer implements AutoCloseable {
                 final HelloFlyweight hello = helloIn.wrapForRead(buffer, offset);
                 final MessageHeaderFlyweight h = hello.header();
                 if (taken[0] == null && h.type() == MessageType.HELLO) {
-                    taken[0] = new Hello(h.jobId(), h.workerId(), h.slice(), h.chunkWordOffset(), h.round(), hello.paramCount(), hello.nonce());
+                    taken[0] = new Hello(h.jobId(), h.workerId(), h.slice(), h.chunkWordOffset(), h.round(), hello.paramCount(), hello.nonce(),
+                        header.sessionId());
                 }
             }, 1);
             Thread.onSpinWait();

@@ -365,7 +365,7 @@ public final class AeronVoteExchange implements VoteExchange {
             return 0;
         }
         final long now = ctx.nanoClock.nanoTime();
-        int work = 0;
+        int work = sliceServers == null ? 0 : sliceServers.retryPending(slice -> owners.owner(slice) == ctx.workerId);
         if (deathRound >= 0 && !owners.isJoining() && loop.session().inRound() && loop.session().submittedRound() == deathRound) {
             work += moveGoneServers(now);
         }
@@ -378,8 +378,8 @@ public final class AeronVoteExchange implements VoteExchange {
                 LOG.log(System.Logger.Level.WARNING, "worker " + ctx.workerId + ": slice " + slice + " is served by rank "
                     + link.serverRank() + " now, as its server's answer says (rank " + before + " before); " + owners);
             }
-            if (!link.serverSilent(now, owners.silenceNs())) {
-                continue;
+            if (owners.owner(slice) == ctx.workerId || !link.serverSilent(now, owners.silenceNs())) {
+                continue; // this process's own server is not dead while this code runs (its take-over may be pending)
             }
             final int lost = owners.owner(slice);
             if (link.connected() || (!owners.isJoining() && !isAlive(lost))) {

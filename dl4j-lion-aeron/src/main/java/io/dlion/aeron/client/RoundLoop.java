@@ -331,6 +331,12 @@ final class RoundLoop<R> implements AutoCloseable {
             work += link.poll();
             if (!done) {
                 if (link.abortVoters() != null) {
+                    final StringBuilder state = new StringBuilder("worker ").append(ctx.workerId()).append(": round ").append(round)
+                        .append(" aborted by the server of slice ").append(link.endpoint().slice()).append("; the links:");
+                    for (final SliceLink l : links) {
+                        state.append("\n  ").append(l.describeState(now));
+                    }
+                    System.getLogger(RoundLoop.class.getName()).log(System.Logger.Level.WARNING, state.toString());
                     session.endRound(round);
                     throw new QuorumLostException(round, link.endpoint().slice(), link.abortVoters());
                 }

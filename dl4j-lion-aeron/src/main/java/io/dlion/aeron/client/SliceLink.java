@@ -158,17 +158,22 @@ final class SliceLink implements AutoCloseable {
      * The slice's server moved to another host (its rank died, {@link io.dlion.aeron.SliceOwners}): chunks go up a new
      * publication to it; results keep coming to the same subscription, from the new server's session once it proves
      * itself by answering a HELLO, and the round's chunks are sent again then (those the old server took are lost with
-     * it), and the slice's result is read again whole.
+     * it), and the slice's result is read again whole. A move to a rank on the same host keeps the publication: the new
+     * server's port is the old one's, so the channel is the same, and a new session would close the old one's image on
+     * the new server, which may have bound this worker to it already (it then takes the worker for dead at its round
+     * deadline: a chaos soak lost its quorum so).
      *
      * @param voteChannel the new server's vote channel.
      * @param heardNs     when this worker last heard the new server's rank on another link ({@link #heardNs()}, the
      *                    latest of them), or {@link ServerProof#NEVER_HEARD}: its silence counts from then.
      */
     void moveTo(final String voteChannel, final long heardNs) {
-        final ExclusivePublication old = publication;
         endpoint = endpoint.withVoteChannel(voteChannel);
-        publication = aeron.addExclusivePublication(voteChannel, endpoint.voteStreamId());
-        CloseHelper.quietClose(old);
+        if (!voteChannel.equals(publication.channel())) {
+            final ExclusivePublication old = publication;
+            publication = aeron.addExclusivePublication(voteChannel, endpoint.voteStreamId());
+            CloseHelper.quietClose(old);
+        }
         nextChunk = layout.chunkCount();
         proof.serverMoved(nanoClock.nanoTime(), heardNs);
     }
@@ -226,6 +231,19 @@ final class SliceLink implements AutoCloseable {
     /** @return true once the slice's server proved itself on a result image (its results are read from it). */
     boolean connected() {
         return proof.isProven();
+    }
+
+    /**
+     * @param now the clock.
+     * @return where the slice stands, for a log line when a round fails: its server's proof, the vote publication, the
+     *     chunks sent and the result read.
+     */
+    String describeState(final long now) {
+        final long heard = proof.heardNs();
+        return "slice " + endpoint.slice() + ": server " + (proof.isProven() ? "proven (rank " + proof.serverRank() + ")" : "not proven")
+            + (heard == ServerProof.NEVER_HEARD ? ", never heard" : ", heard " + (now - heard) / 1_000_000 + " ms ago")
+            + ", votes session " + publication.sessionId() + (publication.isConnected() ? " connected" : " not connected") + " on "
+            + publication.channel() + ", chunks sent " + nextChunk + "/" + layout.chunkCount() + ", result " + (resultDone() ? "done" : "awaited");
     }
 
     /**

@@ -489,12 +489,29 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         membership.drop(missing);
         if (present.count() < ctx.minVoters) {
+            System.getLogger(AggregationServer.class.getName()).log(System.Logger.Level.WARNING, () -> abortReport(present));
             counters.roundsAbandoned().incrementPlain();
             publisher.queueAbort(window.currentRound(), present);
             window.abort();
             return;
         }
         window.goOnWith(present, now);
+    }
+
+    /**
+     * @return what an operator needs to tell why a round is aborted: who voted, and for each worker missing, whether an
+     *     accepted HELLO bound it to a session here, whether that session's image is connected, and whether it ever voted
+     *     on this server.
+     */
+    private String abortReport(final VoterSet present) {
+        final StringBuilder sb = new StringBuilder("slice ").append(ctx.slice).append(" (rank ").append(ctx.servingRank).append("): round ")
+            .append(window.currentRound()).append(" aborted below the quorum of ").append(ctx.minVoters).append(": voted ").append(present);
+        for (int w = missing.next(0); w >= 0; w = missing.next(w + 1)) {
+            sb.append("; worker ").append(w).append(membership.bound().contains(w) ? " bound to session " + membership.sessionOf(w)
+                + (boundLocal[w] ? " (IPC)" : "") + (isAlive(w) ? ", image connected" : ", image gone") : " never bound here")
+                .append(membership.voted().contains(w) ? ", voted here before" : ", never voted here");
+        }
+        return sb.toString();
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 
 import io.aeron.Aeron;
 import io.aeron.exceptions.RegistrationException;
@@ -26,13 +27,21 @@ import org.agrona.ErrorHandler;
  * deadline, the quorum, how long to linger for the other workers at the end) is this class's {@link Context}.
  * <p>
  * Call order: {@link #serve(int)} for this rank's slice before the worker connects, then {@link #takeOver(int)} from the
- * training thread for each slice taken over → {@link #close()}, which keeps the servers up while another worker still reads their results
- * (at most {@link Context#lingerNs()}), then closes them. Not thread-safe: the worker's training thread only.
+ * training thread for each slice taken over, and {@link #retryPending} from its duty cycle → {@link #close()}, which
+ * keeps the servers up while another worker still reads their results (at most {@link Context#lingerNs()}), then closes
+ * them. Not thread-safe: the worker's training thread only.
  * <p>
  * A slice taken over on the dead rank's own host (several ranks share a host) binds the port the dead process held. A
  * killed process keeps its sockets until the kernel has torn it down, which took up to 8 s for a JVM on a loaded host (a
- * chaos soak's workers found it dead after 3 s of silence) and may take longer for a GPU process; so a take-over whose
- * port is still held tries again every {@value #PORT_RETRY_MS} ms for up to {@link #PORT_HELD_NS} before it fails.
+ * chaos soak's workers found it dead after 3 s of silence) and may take longer for a GPU process. A take-over whose port
+ * is still held is therefore <em>pending</em> ({@link #takeOver(int, VoterSet)} returns null): {@link #retryPending}, called
+ * from the worker's duty cycle, tries it again every {@value #PORT_RETRY_MS} ms for up to {@link #PORT_HELD_NS} before it
+ * fails, and the training thread goes on meanwhile, reading the other slices' links. While it waits, the other workers may
+ * find this rank silent and name the next rank on the ring, which finds the port held too: whichever of them binds it
+ * first serves the slice, its answers name its rank, every worker's view follows them ({@link SliceOwners#onServedBy}),
+ * and the other rank's pending take-over stands down once its own view says the slice is not its own any more (a chaos
+ * soak's worker failed on the port after 15 s before: the rank first named had bound it 1 s after it was passed over).
+ * The port decides which server a slice has only among ranks on one host, the only place a port can be held by another.
  */
 public final class SliceServers implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SliceServers.class.getName());
@@ -64,7 +73,14 @@ public final class SliceServers implements AutoCloseable {
 
     private final Context ctx;
     private final List<AggregationServer> servers = new ArrayList<>();
+    /** Take-overs whose port this host still holds, in the order they were asked for. */
+    private final List<Pending> pending = new ArrayList<>();
+    private long nextRetryNs;
     private boolean closed;
+
+    /** A take-over waiting for its port: the slice, the ranks found dead when it was asked for, and when it gives up. */
+    private record Pending(int slice, VoterSet dead, long deadlineNs) {
+    }
 
     /**
      * Nothing is served until {@link #serve(int)}.
@@ -105,11 +121,67 @@ public final class SliceServers implements AutoCloseable {
      *
      * @param slice the slice.
      * @param dead  the ranks found dead; null or empty for none.
-     * @return the running server.
-     * @throws IllegalStateException when closed, or when the slice is served here already.
+     * @return the running server, or null when the slice's port on this host is still held: the take-over is pending
+     *     ({@link #retryPending}).
+     * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer takeOver(final int slice, final VoterSet dead) {
         return serve(slice, true, dead);
+    }
+
+    /**
+     * Try the pending take-overs again, at most every {@value #PORT_RETRY_MS} ms: one whose slice is no longer this
+     * rank's by the worker's view stands down (another rank bound the port first, and its answers said so), one whose port
+     * is free now starts serving.
+     *
+     * @param stillOwned whether a slice is still this rank's by the worker's view of who serves what.
+     * @return how many take-overs started or stood down.
+     * @throws RegistrationException when a take-over's port stayed held for {@link #PORT_HELD_NS}, or its server could
+     *     not start for another reason.
+     */
+    public int retryPending(final IntPredicate stillOwned) {
+        if (pending.isEmpty() || closed || System.nanoTime() - nextRetryNs < 0) {
+            return 0;
+        }
+        nextRetryNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PORT_RETRY_MS);
+        int work = 0;
+        for (final java.util.Iterator<Pending> it = pending.iterator(); it.hasNext();) {
+            final Pending p = it.next();
+            if (!stillOwned.test(p.slice)) {
+                it.remove();
+                work++;
+                LOG.log(System.Logger.Level.WARNING, "rank " + ctx.rank + " stands down from slice " + p.slice
+                    + ": another rank on this host bound its port first and serves it");
+                continue;
+            }
+            final AggregationServer launched;
+            try {
+                launched = AggregationServer.launch(serverContext(p.slice, p.dead));
+            } catch (final RegistrationException ex) {
+                if (!isPortHeld(ex) || System.nanoTime() - p.deadlineNs >= 0) {
+                    it.remove();
+                    throw ex;
+                }
+                continue;
+            }
+            it.remove();
+            work++;
+            started(launched, true);
+        }
+        return work;
+    }
+
+    /**
+     * @param slice a slice.
+     * @return true while its take-over waits for the slice's port here.
+     */
+    public boolean isPending(final int slice) {
+        for (final Pending p : pending) {
+            if (p.slice == slice) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private AggregationServer serve(final int slice, final boolean takenOver, final VoterSet dead) {
@@ -121,7 +193,28 @@ public final class SliceServers implements AutoCloseable {
                 throw new IllegalStateException("slice " + slice + " is served here already");
             }
         }
-        final AggregationServer launched = launch(slice, takenOver, dead);
+        if (isPending(slice)) {
+            throw new IllegalStateException("slice " + slice + "'s take-over is pending here already");
+        }
+        final AggregationServer launched;
+        try {
+            launched = AggregationServer.launch(serverContext(slice, dead));
+        } catch (final RegistrationException ex) {
+            if (!takenOver || !isPortHeld(ex)) {
+                throw ex;
+            }
+            pending.add(new Pending(slice, dead, System.nanoTime() + PORT_HELD_NS));
+            nextRetryNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PORT_RETRY_MS);
+            LOG.log(System.Logger.Level.WARNING, "rank " + ctx.rank + ": slice " + slice + "'s port on this host is still held (the dead"
+                + " rank's process has not let it go yet): its take-over is pending, tried again every " + PORT_RETRY_MS + " ms for up to "
+                + TimeUnit.NANOSECONDS.toSeconds(PORT_HELD_NS) + " s");
+            return null;
+        }
+        return started(launched, takenOver);
+    }
+
+    private AggregationServer started(final AggregationServer launched, final boolean takenOver) {
+        final int slice = launched.context().slice();
         servers.add(launched);
         LOG.log(System.Logger.Level.INFO, () -> "rank " + ctx.rank + (takenOver ? " takes over slice " : " serves slice ") + slice
             + " of " + ctx.topology.slices() + ": " + launched.layout());
@@ -129,33 +222,6 @@ public final class SliceServers implements AutoCloseable {
             ctx.listener.onServing(launched, takenOver);
         }
         return launched;
-    }
-
-    /** Launch the slice's server; a take-over whose port this host still holds tries again (see the class's comment). */
-    private AggregationServer launch(final int slice, final boolean takenOver, final VoterSet dead) {
-        final long deadline = System.nanoTime() + PORT_HELD_NS;
-        boolean said = false;
-        while (true) {
-            try {
-                return AggregationServer.launch(serverContext(slice, dead));
-            } catch (final RegistrationException ex) {
-                if (!takenOver || !isPortHeld(ex) || System.nanoTime() - deadline >= 0) {
-                    throw ex;
-                }
-                if (!said) {
-                    said = true;
-                    LOG.log(System.Logger.Level.WARNING, "rank " + ctx.rank + ": slice " + slice + "'s port on this host is still held"
-                        + " (the dead rank's process has not let it go yet): trying again for up to "
-                        + TimeUnit.NANOSECONDS.toSeconds(PORT_HELD_NS) + " s");
-                }
-                try {
-                    Thread.sleep(PORT_RETRY_MS);
-                } catch (final InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw ex;
-                }
-            }
-        }
     }
 
     /**
@@ -199,6 +265,7 @@ public final class SliceServers implements AutoCloseable {
             return;
         }
         closed = true;
+        pending.clear();
         final long deadline = System.nanoTime() + ctx.lingerNs;
         try {
             for (final AggregationServer server : servers) {

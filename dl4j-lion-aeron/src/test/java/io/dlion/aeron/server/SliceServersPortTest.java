@@ -19,13 +19,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A slice taken over on the dead rank's own host binds the port that rank's process held, which a killed process lets go
- * only once the kernel has torn it down: the take-over tries again until the port is free ({@link SliceServers#PORT_HELD_NS}),
- * while a rank's own slice at the start, whose port nobody else should hold, fails at once. The port is held by a plain
+ * only once the kernel has torn it down: the take-over is pending and tried again until the port is free
+ * ({@link SliceServers#PORT_HELD_NS}), or stands down when another rank on the host bound the port first and serves the
+ * slice, while a rank's own slice at the start, whose port nobody else should hold, fails at once. The port is held by a plain
  * UDP socket of this test, as by a process being torn down.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -53,22 +56,37 @@ class SliceServersPortTest {
     @Test
     void shouldTakeOverOnceTheDeadProcessLetsThePortGo() throws Exception {
         held = bound(topology.votePort(1));
-        final Thread release = new Thread(() -> {
-            try {
-                Thread.sleep(RELEASE_MS);
-            } catch (final InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            held.close();
-        });
-        final long start = System.nanoTime();
-        release.start();
-        final AggregationServer server = servers.takeOver(1, null);
-        final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        release.join();
-        assertEquals(1, server.context().slice());
-        assertTrue(tookMs >= RELEASE_MS - 50, "the take-over waited for the port: " + tookMs + " ms");
-        assertEquals(1, servers.servers().size());
+        assertNull(servers.takeOver(1, null), "the port is held: the take-over is pending, not blocking the training thread");
+        assertTrue(servers.isPending(1));
+        final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RELEASE_MS);
+        while (System.nanoTime() - until < 0) {
+            assertEquals(0, servers.retryPending(slice -> true), "nothing starts while the port is held");
+            Thread.sleep(20);
+        }
+        assertTrue(servers.isPending(1) && servers.servers().isEmpty());
+        held.close();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (servers.servers().isEmpty() && System.nanoTime() - deadline < 0) {
+            servers.retryPending(slice -> true);
+            Thread.sleep(20);
+        }
+        assertEquals(1, servers.servers().size(), "the take-over started once the port was let go");
+        assertEquals(1, servers.servers().get(0).context().slice());
+        assertFalse(servers.isPending(1));
+    }
+
+    @Test
+    void shouldStandDownWhenAnotherRankOnThisHostServesTheSlice() throws Exception {
+        held = bound(topology.votePort(1)); // the other rank's server, which bound the port first
+        assertNull(servers.takeOver(1, null));
+        Thread.sleep(SliceServers.PORT_RETRY_MS + 20);
+        assertEquals(1, servers.retryPending(slice -> slice != 1), "the view says another rank serves slice 1: the take-over stands down");
+        assertFalse(servers.isPending(1));
+        assertTrue(servers.servers().isEmpty());
+        held.close();
+        Thread.sleep(SliceServers.PORT_RETRY_MS + 20);
+        assertEquals(0, servers.retryPending(slice -> true), "a take-over that stood down is not tried again");
+        assertTrue(servers.servers().isEmpty());
     }
 
     @Test
