@@ -155,7 +155,8 @@ class DeadlineQuorumTest {
             assertEquals(1, lost.round());
             assertArrayEquals(new int[] {0}, lost.voters());
             assertEquals(1, job.serverCounters().roundsAbandoned().get());
-            assertTrue(waitedMs < 4 * TIMEOUT_MS, "aborted at the first deadline, not after the grace: " + waitedMs + " ms");
+            // with the grace the abort would come after 1 + QuorumGrace.DEADLINES = 6 deadlines; a loaded host took 1,205 ms here
+            assertTrue(waitedMs < 5 * TIMEOUT_MS, "aborted at the first deadline, not after the grace: " + waitedMs + " ms");
         }
     }
 

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The process's rounds in flight, counted from a worker's submit to the end of its await on a real job, and the media
  * driver's idle strategy that follows them: a round's start wakes it from a park, in a round it yields instead of
- * parking, between rounds it idles as it is told.
+ * parking, between rounds and in a round stalled for longer than {@link RoundActivity#STALL_NS} it idles as it is told.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RoundActivityTest {
@@ -71,6 +71,25 @@ class RoundActivityTest {
         }
         idle.idle(0);
         assertEquals(11, between.idles.get());
+    }
+
+    @Test
+    void shouldBackOffInARoundThatMakesNoProgressAndYieldAgainOnceItDoes() throws InterruptedException {
+        final Parking between = new Parking(0);
+        final IdleStrategy idle = RoundActivity.idleStrategy(between, 0);
+        RoundActivity.begin();
+        try {
+            idle.idle(0);
+            assertEquals(0, between.idles.get(), "a round that just began is moving: the driver yields");
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RoundActivity.STALL_NS) + 50);
+            idle.idle(0);
+            assertEquals(1, between.idles.get(), "no progress for longer than the stall time: the driver backs off as between rounds");
+            RoundActivity.progress();
+            idle.idle(0);
+            assertEquals(1, between.idles.get(), "progress again: the driver yields again");
+        } finally {
+            RoundActivity.end();
+        }
     }
 
     @Test

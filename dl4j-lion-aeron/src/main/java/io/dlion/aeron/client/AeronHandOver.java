@@ -207,6 +207,7 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         private boolean join;
         private long timeoutMs = TIMEOUT_MS_DEFAULT;
         private long beginTimeoutMs = BEGIN_TIMEOUT_MS_DEFAULT;
+        private long stallTimeoutMs = STALL_TIMEOUT_MS_DEFAULT;
         private int framesPerCycle = FRAMES_PER_CYCLE_DEFAULT;
         private int fragmentLimit = Configuration.fragmentLimit();
         private long maxBytes = MAX_BYTES_DEFAULT;
@@ -217,6 +218,8 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
         public static final long TIMEOUT_MS_DEFAULT = 120_000;
         /** Default of {@link #beginTimeoutMs(long)}: 30 seconds. */
         public static final long BEGIN_TIMEOUT_MS_DEFAULT = 30_000;
+        /** Default of {@link #stallTimeoutMs(long)}: 15 seconds. */
+        public static final long STALL_TIMEOUT_MS_DEFAULT = 15_000;
         /** Default of {@link #framesPerCycle(int)}: 16 frames (128 KiB at mtu 8k) per call. */
         public static final int FRAMES_PER_CYCLE_DEFAULT = 16;
         /** Default of {@link #maxBytes(long)}: 64 GiB. */
@@ -261,6 +264,9 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
             }
             if (timeoutMs <= 0) {
                 throw new IllegalArgumentException("timeoutMs must be > 0, got " + timeoutMs);
+            }
+            if (stallTimeoutMs <= 0) {
+                throw new IllegalArgumentException("stallTimeoutMs must be > 0, got " + stallTimeoutMs);
             }
             if (beginTimeoutMs <= 0) {
                 throw new IllegalArgumentException("beginTimeoutMs must be > 0, got " + beginTimeoutMs);
@@ -447,6 +453,23 @@ public final class AeronHandOver implements HandOver, Agent, AutoCloseable {
 
         public long beginTimeoutMs() {
             return beginTimeoutMs;
+        }
+
+        /**
+         * @param stallTimeoutMs how long a joining worker waits for the next frame of a hand-over that began before
+         *                       {@link #take} gives up, so that its job joins again with a live donor: a donor killed in
+         *                       the middle of its hand-over sends nothing more, and a chaos soak's joiner waited out the
+         *                       whole two-minute timeout for one (its rejoin took 136 s). A live donor's hand-over comes
+         *                       at the links' pace, a frame every few milliseconds.
+         * @return this for a fluent API.
+         */
+        public Context stallTimeoutMs(final long stallTimeoutMs) {
+            this.stallTimeoutMs = stallTimeoutMs;
+            return this;
+        }
+
+        public long stallTimeoutMs() {
+            return stallTimeoutMs;
         }
 
         /**

@@ -126,7 +126,12 @@ final class HandOverJoiner implements AutoCloseable {
                     throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
                         + notice.round() + " did not begin within " + ctx.beginTimeoutMs() + " ms: " + in.progress());
                 }
-                if (ctx.nanoClock().nanoTime() - deadline > 0) {
+                final long now = ctx.nanoClock().nanoTime();
+                if (in.begun && now - in.lastPieceNs > TimeUnit.MILLISECONDS.toNanos(ctx.stallTimeoutMs())) {
+                    throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
+                        + notice.round() + " stalled: nothing for " + ctx.stallTimeoutMs() + " ms (is the donor alive?): " + in.progress());
+                }
+                if (now - deadline > 0) {
                     throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
                         + notice.round() + " did not complete within " + timeoutMillis + " ms: " + in.progress());
                 }
@@ -166,6 +171,8 @@ final class HandOverJoiner implements AutoCloseable {
         final MessageDigest digest = AeronHandOver.newDigest();
         int session;
         boolean begun;
+        /** When the last piece of this hand-over arrived (the begin frame's time before the first). */
+        long lastPieceNs;
         long length;
         long received;
         Path file;
@@ -243,11 +250,13 @@ final class HandOverJoiner implements AutoCloseable {
             file = Files.createTempFile(ctx.tempDir(), "dlion-handover-" + ctx.workerId() + "-" + notice.round() + "-", ".zip");
             file.toFile().deleteOnExit();
             channel = FileChannel.open(file, StandardOpenOption.WRITE);
+            lastPieceNs = ctx.nanoClock().nanoTime();
             begun = true;
         }
 
         private void onChunk(final HandOverChunkFlyweight chunk, final int frameLength) throws IOException {
             final int n = frameLength - HandOverChunkFlyweight.DATA_OFFSET;
+            lastPieceNs = ctx.nanoClock().nanoTime();
             if (chunk.payloadOffset() != received || received + n > length) {
                 throw new IOException("worker " + ctx.workerId() + ": hand-over from worker " + notice.donor() + " broken: a piece at byte "
                     + chunk.payloadOffset() + " of " + n + " bytes, expected byte " + received + " of " + length);

@@ -222,8 +222,11 @@ final class RoundLoop<R> implements AutoCloseable {
             for (final SliceLink link : links) {
                 work += link.maintain();
             }
-            work += sendChunks();
-            work += pollResults(round);
+            final int moved = sendChunks() + pollResults(round);
+            if (moved > 0) {
+                RoundActivity.progress();
+            }
+            work += moved;
             work += pass.getAsInt(); // after the frames already here are read: a server is judged on the rounds applied
             work += giveResults(round);
             if (resultsDone()) {
