@@ -13,6 +13,7 @@ import io.aeron.Subscription;
 import io.dlion.aeron.AeronRuntime;
 import io.dlion.aeron.Channels;
 import io.dlion.aeron.SliceEndpoint;
+import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.HelloCredentials;
 import io.dlion.aeron.wire.HelloFlyweight;
@@ -330,6 +331,21 @@ public final class PlayedServer implements AutoCloseable {
     /** Offer the whole buffer until accepted (10 s at most). */
     public void send(final DirectBuffer frame) {
         Frames.send(results, frame);
+    }
+
+    /**
+     * Send this slice's whole Avg result of a round, chunk by chunk, in order.
+     *
+     * @param jobId      the job the frames name.
+     * @param round      the round.
+     * @param layout     the slice's chunks.
+     * @param voterMask  the voters the frames name (the first 64 workers).
+     * @param countPlanes the counts' bit planes over every parameter.
+     */
+    public void sendAverageResult(final int jobId, final long round, final ChunkLayout layout, final long voterMask, final long[][] countPlanes) {
+        for (int c = 0; c < layout.chunkCount(); c++) {
+            send(Frames.averageResult(jobId, round, sliceIndex, layout, c, voterMask, countPlanes));
+        }
     }
 
     /**

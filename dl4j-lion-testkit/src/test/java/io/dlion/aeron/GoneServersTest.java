@@ -7,21 +7,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.PlayedServer;
+import io.dlion.testkit.StoppableClock;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -72,11 +70,7 @@ class GoneServersTest {
         slice0 = PlayedServer.launch(0, 0, SPLIT, topology.serverVoteChannel(0, WORKERS), 1951, 1952);
         slice1 = slice0.slice(1, SPLIT, 2 * SPLIT, topology.serverVoteChannel(1, WORKERS), 1953, 1954);
         slice2 = slice0.slice(2, 2 * SPLIT, -1, topology.serverVoteChannel(2, WORKERS), 1955, 1956);
-        final AtomicLong stoppedAt = new AtomicLong();
-        final NanoClock clock = () -> {
-            final long stopped = stoppedAt.get();
-            return stopped != 0 ? stopped : System.nanoTime();
-        };
+        final StoppableClock clock = new StoppableClock();
         final LinkedBlockingQueue<String> served = new LinkedBlockingQueue<>();
         final SliceOwners owners = new SliceOwners(topology, 0, SliceOwners.DEFAULT_SILENCE_NS, (slice, dead) -> served.add(slice + " without " + dead));
         worker = slice0.connectWith(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
@@ -95,26 +89,20 @@ class GoneServersTest {
         worker.submit(0, raw[0], PARAMS);
         final CountDownLatch held = new CountDownLatch(2);
         final Future<RoundResult> round0 = thread.submit(() -> worker.await(0, 600_000, (part, from, to) -> held.countDown()));
-        sendResult(slice0, 0, new ChunkLayout(PARAMS, 0, SPLIT, CHUNK_WORDS), planes);
-        sendResult(slice1, 1, new ChunkLayout(PARAMS, SPLIT, 2 * SPLIT, CHUNK_WORDS), planes);
+        slice0.sendAverageResult(JOB, 0, new ChunkLayout(PARAMS, 0, SPLIT, CHUNK_WORDS), 0b111, planes);
+        slice1.sendAverageResult(JOB, 0, new ChunkLayout(PARAMS, SPLIT, 2 * SPLIT, CHUNK_WORDS), 0b111, planes);
         assertTrue(held.await(20, TimeUnit.SECONDS), "the worker holds slice 0's and slice 1's results of round 0");
 
         // ranks 1 and 2 die together, and the worker's clock stands still one silence later
         CloseHelper.closeAll(slice1, slice2);
         slice1 = null;
         slice2 = null;
-        stoppedAt.set(System.nanoTime() + SliceOwners.DEFAULT_SILENCE_NS + TimeUnit.SECONDS.toNanos(1));
+        clock.stopAhead(SliceOwners.DEFAULT_SILENCE_NS + TimeUnit.SECONDS.toNanos(1));
         final String both = " without " + VoterSet.of(WORKERS, 1, 2);
         assertEquals("1" + both, served.poll(30, TimeUnit.SECONDS), "slice 1 moves to rank 0, which waits for neither dead rank");
         assertEquals("2" + both, served.poll(10, TimeUnit.SECONDS), "and slice 2");
         assertEquals(0, owners.owner(1));
         assertEquals(0, owners.owner(2));
         assertFalse(round0.isDone(), "still in round 0: " + (round0.isDone() ? round0 : ""));
-    }
-
-    private static void sendResult(final PlayedServer server, final int slice, final ChunkLayout layout, final long[][] planes) {
-        for (int c = 0; c < layout.chunkCount(); c++) {
-            server.send(Frames.averageResult(JOB, 0, slice, layout, c, 0b111, planes));
-        }
     }
 }

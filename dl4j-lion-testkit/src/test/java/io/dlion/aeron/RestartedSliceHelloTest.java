@@ -10,7 +10,6 @@ import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.PlayedServer;
 import io.dlion.vote.RoundResult;
@@ -66,14 +65,14 @@ class RestartedSliceHelloTest {
         final long[][] planes = new long[2][(int) (PARAMS >>> 6)];
 
         worker.submit(0, raw[0], PARAMS);
-        sendResult(slice0, 0, 0, layouts[0], planes);
-        sendResult(slice1, 0, 1, layouts[1], planes);
+        slice0.sendAverageResult(JOB, 0, layouts[0], 0b111, planes);
+        slice1.sendAverageResult(JOB, 0, layouts[1], 0b111, planes);
         assertEquals(WORKERS, worker.await(0, 10_000).voters());
 
         // round 1: slice 0's result comes whole, slice 1's not yet; then slice 0's server restarts
         worker.submit(1, raw[0], PARAMS);
         final Future<RoundResult> round1 = thread.submit(() -> worker.await(1, 60_000));
-        sendResult(slice0, 1, 0, layouts[0], planes);
+        slice0.sendAverageResult(JOB, 1, layouts[0], 0b111, planes);
         slice0.restart();
         final PlayedServer.Hello hello = slice0.takeHello();
         assertEquals(0, hello.workerId());
@@ -82,20 +81,14 @@ class RestartedSliceHelloTest {
 
         // the fresh server answers; slice 1's result of round 1 comes, and the round completes without a rejoin
         slice0.answer(hello, HelloAckFlyweight.NO_JOIN, JoinNoticeFlyweight.NO_DONOR, null);
-        sendResult(slice1, 1, 1, layouts[1], planes);
+        slice1.sendAverageResult(JOB, 1, layouts[1], 0b111, planes);
         assertEquals(WORKERS, round1.get(15, TimeUnit.SECONDS).voters());
         assertEquals(0, worker.workerCounters().rejectedResults().get(), "no frame rejected");
 
         // round 2 runs on the restarted server of slice 0
         worker.submit(2, raw[0], PARAMS);
-        sendResult(slice0, 2, 0, layouts[0], planes);
-        sendResult(slice1, 2, 1, layouts[1], planes);
+        slice0.sendAverageResult(JOB, 2, layouts[0], 0b111, planes);
+        slice1.sendAverageResult(JOB, 2, layouts[1], 0b111, planes);
         assertEquals(WORKERS, worker.await(2, 10_000).voters());
-    }
-
-    private static void sendResult(final PlayedServer server, final long round, final int slice, final ChunkLayout layout, final long[][] planes) {
-        for (int c = 0; c < layout.chunkCount(); c++) {
-            server.send(Frames.averageResult(JOB, round, slice, layout, c, 0b111, planes));
-        }
     }
 }

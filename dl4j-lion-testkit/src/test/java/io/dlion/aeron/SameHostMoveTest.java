@@ -6,20 +6,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.PlayedServer;
+import io.dlion.testkit.StoppableClock;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -70,11 +68,7 @@ class SameHostMoveTest {
         slice0 = PlayedServer.launch(0, 0, SPLIT, topology.serverVoteChannel(0, WORKERS), 1961, 1962);
         slice1 = slice0.slice(1, SPLIT, 2 * SPLIT, topology.serverVoteChannel(1, WORKERS), 1963, 1964);
         slice2 = slice0.slice(2, 2 * SPLIT, -1, topology.serverVoteChannel(2, WORKERS), 1965, 1966);
-        final AtomicLong stoppedAt = new AtomicLong();
-        final NanoClock clock = () -> {
-            final long stopped = stoppedAt.get();
-            return stopped != 0 ? stopped : System.nanoTime();
-        };
+        final StoppableClock clock = new StoppableClock();
         final SliceOwners owners = new SliceOwners(topology, 0, SliceOwners.DEFAULT_SILENCE_NS, (slice, dead) -> {
             throw new AssertionError("rank 0 is named for no slice here, got " + slice);
         });
@@ -97,14 +91,14 @@ class SameHostMoveTest {
         worker.submit(0, raw[0], PARAMS);
         final CountDownLatch held = new CountDownLatch(2);
         final Future<RoundResult> round0 = thread.submit(() -> worker.await(0, 600_000, (part, from, to) -> held.countDown()));
-        sendResult(slice0, 0, new ChunkLayout(PARAMS, 0, SPLIT, CHUNK_WORDS), planes);
-        sendResult(slice2, 2, new ChunkLayout(PARAMS, 2 * SPLIT, PARAMS, CHUNK_WORDS), planes);
+        slice0.sendAverageResult(JOB, 0, new ChunkLayout(PARAMS, 0, SPLIT, CHUNK_WORDS), 0b111, planes);
+        slice2.sendAverageResult(JOB, 0, new ChunkLayout(PARAMS, 2 * SPLIT, PARAMS, CHUNK_WORDS), 0b111, planes);
         assertTrue(held.await(20, TimeUnit.SECONDS), "the worker holds slice 0's and slice 2's results of round 0");
 
         // rank 1 dies, and the worker's clock stands still one silence later: the rule moves slice 1 to rank 2
         CloseHelper.closeAll(slice1);
         slice1 = null;
-        stoppedAt.set(System.nanoTime() + SliceOwners.DEFAULT_SILENCE_NS + TimeUnit.SECONDS.toNanos(1));
+        clock.stopAhead(SliceOwners.DEFAULT_SILENCE_NS + TimeUnit.SECONDS.toNanos(1));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (owners.owner(1) != 2 && System.nanoTime() - deadline < 0) {
             Thread.sleep(10);
@@ -118,11 +112,5 @@ class SameHostMoveTest {
         assertEquals(0L, again.round());
         assertEquals(firstSession[0], again.sessionId(), "the worker's vote session to slice 1 is the one the dead server had");
         assertFalse(round0.isDone(), "still in round 0: " + (round0.isDone() ? round0 : ""));
-    }
-
-    private static void sendResult(final PlayedServer server, final int slice, final ChunkLayout layout, final long[][] planes) {
-        for (int c = 0; c < layout.chunkCount(); c++) {
-            server.send(Frames.averageResult(JOB, 0, slice, layout, c, 0b111, planes));
-        }
     }
 }

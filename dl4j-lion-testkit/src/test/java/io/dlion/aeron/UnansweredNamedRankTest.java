@@ -13,9 +13,9 @@ import io.dlion.aeron.client.AeronVoteExchange;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.aeron.wire.HelloAckFlyweight;
 import io.dlion.aeron.wire.JoinNoticeFlyweight;
-import io.dlion.testkit.Frames;
 import io.dlion.testkit.NaiveVote;
 import io.dlion.testkit.PlayedServer;
+import io.dlion.testkit.StoppableClock;
 import io.dlion.testkit.TestPorts;
 import io.dlion.vote.RoundResult;
 import io.dlion.vote.VoteRule;
@@ -102,8 +102,8 @@ class UnansweredNamedRankTest {
         worker.submit(0, raw[0], PARAMS);
         final CountDownLatch held = new CountDownLatch(2);
         final Future<RoundResult> round0 = thread.submit(() -> worker.await(0, 600_000, (part, from, to) -> held.countDown()));
-        sendResult(slice0, 0, 0, layouts[0], planes);
-        sendResult(slice1, 0, 1, layouts[1], planes);
+        slice0.sendAverageResult(JOB, 0, layouts[0], 0b111, planes);
+        slice1.sendAverageResult(JOB, 0, layouts[1], 0b111, planes);
         assertTrue(held.await(20, TimeUnit.SECONDS), "the worker holds slice 0's and slice 1's results of round 0");
 
         // rank 2 dies with both its servers; the worker, awaiting slice 2, finds it dead once its vote publication lost
@@ -130,11 +130,7 @@ class UnansweredNamedRankTest {
         slice1 = slice0.slice(1, SPLIT, 2 * SPLIT, topology.serverVoteChannel(1, workers), 1943, 1944);
         slice2 = slice0.slice(2, 2 * SPLIT, 3 * SPLIT, topology.serverVoteChannel(2, workers), 1945, 1946);
         slice3 = slice0.slice(3, 3 * SPLIT, -1, topology.serverVoteChannel(3, workers), 1947, 1948);
-        final AtomicLong stoppedAt = new AtomicLong();
-        final NanoClock clock = () -> {
-            final long stopped = stoppedAt.get();
-            return stopped != 0 ? stopped : System.nanoTime();
-        };
+        final StoppableClock clock = new StoppableClock();
         final LinkedBlockingQueue<Integer> served = new LinkedBlockingQueue<>();
         final SliceOwners owners = new SliceOwners(topology, 0, SliceOwners.DEFAULT_SILENCE_NS, (slice, dead) -> served.add(slice));
         worker = slice0.connectWith(() -> new AeronVoteExchange(new AeronVoteExchange.Context()
@@ -154,9 +150,9 @@ class UnansweredNamedRankTest {
         worker.submit(0, raw[0], params);
         final CountDownLatch held = new CountDownLatch(3);
         final Future<RoundResult> round0 = thread.submit(() -> worker.await(0, 600_000, (part, from, to) -> held.countDown()));
-        sendResult(slice0, 0, 0, new ChunkLayout(params, 0, SPLIT, CHUNK_WORDS), planes);
-        sendResult(slice1, 0, 1, new ChunkLayout(params, SPLIT, 2 * SPLIT, CHUNK_WORDS), planes);
-        sendResult(slice3, 0, 3, new ChunkLayout(params, 3 * SPLIT, params, CHUNK_WORDS), planes);
+        slice0.sendAverageResult(JOB, 0, new ChunkLayout(params, 0, SPLIT, CHUNK_WORDS), 0b111, planes);
+        slice1.sendAverageResult(JOB, 0, new ChunkLayout(params, SPLIT, 2 * SPLIT, CHUNK_WORDS), 0b111, planes);
+        slice3.sendAverageResult(JOB, 0, new ChunkLayout(params, 3 * SPLIT, params, CHUNK_WORDS), 0b111, planes);
         assertTrue(held.await(20, TimeUnit.SECONDS), "the worker holds slice 0's, 1's and 3's results of round 0");
 
         // ranks 2 and 3 die together, and the worker's clock stands still one silence later: awaiting slice 2, it finds
@@ -166,15 +162,9 @@ class UnansweredNamedRankTest {
         CloseHelper.closeAll(slice2, slice3);
         slice2 = null;
         slice3 = null;
-        stoppedAt.set(System.nanoTime() + JUMP_NS);
+        clock.stopAhead(JUMP_NS);
         assertEquals(2, served.poll(30, TimeUnit.SECONDS), "ranks 2 and 3 found dead: slice 2 moves to rank 0");
         assertEquals(3, served.poll(10, TimeUnit.SECONDS), "and slice 3 with it");
         assertFalse(round0.isDone(), "still in round 0: " + (round0.isDone() ? round0 : ""));
-    }
-
-    private static void sendResult(final PlayedServer server, final long round, final int slice, final ChunkLayout layout, final long[][] planes) {
-        for (int c = 0; c < layout.chunkCount(); c++) {
-            server.send(Frames.averageResult(JOB, round, slice, layout, c, 0b111, planes));
-        }
     }
 }

@@ -95,8 +95,9 @@ public final class SliceServers implements AutoCloseable {
      * Start serving a slice in this process, on its own thread.
      *
      * @param slice the slice: this rank's at the start, or one the failover rule moved here.
-     * @return the running server.
-     * @throws IllegalStateException when closed, or when the slice is served here already.
+     * @return the running server, or null when the slice's port on this host is still held (a moved slice only): the
+     *     take-over is pending ({@link #retryPending}).
+     * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer serve(final int slice) {
         return serve(slice, slice != ctx.rank || !servers.isEmpty(), null);
@@ -107,8 +108,9 @@ public final class SliceServers implements AutoCloseable {
      * rank), on its own thread.
      *
      * @param slice the slice.
-     * @return the running server.
-     * @throws IllegalStateException when closed, or when the slice is served here already.
+     * @return the running server, or null when the slice's port on this host is still held: the take-over is pending
+     *     ({@link #retryPending}).
+     * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer takeOver(final int slice) {
         return serve(slice, true, null);
