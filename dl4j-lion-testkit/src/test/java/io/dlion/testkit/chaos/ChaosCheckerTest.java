@@ -251,6 +251,24 @@ class ChaosCheckerTest {
     }
 
     @Test
+    void shouldFailAFailoverThatNeverCameInAJobThatFailedNotCallItAfterTheEnd() {
+        // the job stops at the kill (every worker's rounds from 40 on gone) and every process exits 1: the failover never
+        // came; in a job that ended well the same history's missing rounds would be after its end
+        final Map<Integer, List<String>> h = clean();
+        for (final List<String> lines : h.values()) {
+            lines.removeIf(l -> {
+                final HistoryEvent e = HistoryEvent.parse(l);
+                return !HistoryEvent.START.equals(e.type()) && e.timeMs() > T0 + 3_950;
+            });
+        }
+        final Verdict v = CHECKER.check(h, kill(), Map.of(0, 1, 1, 1, 2, 1), List.of());
+        assertFalse(v.held(Property.RECOVERED_IN_BOUND), v.violations(Property.RECOVERED_IN_BOUND).toString());
+        assertTrue(v.violations(Property.RECOVERED_IN_BOUND).get(0).contains("failover never came"),
+            v.violations(Property.RECOVERED_IN_BOUND).toString());
+        assertFalse(v.held(Property.IDENTICAL_END));
+    }
+
+    @Test
     void shouldFailWhenAWorkerNeverAppliesAgainAfterALossBurst() {
         final Map<Integer, List<String>> h = clean();
         h.get(1).removeIf(l -> {
