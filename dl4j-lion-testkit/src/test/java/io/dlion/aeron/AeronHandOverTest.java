@@ -2,6 +2,7 @@ package io.dlion.aeron;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.aeron.ExclusivePublication;
 import io.dlion.Lion;
@@ -150,7 +151,7 @@ class AeronHandOverTest {
              AeronHandOver joiner = new AeronHandOver(new AeronHandOver.Context().aeron(job.aeron()).jobId(JOB).workers(3).workerId(2).run(RUN)
                  .secret(Frames.SECRET).slice(job.slices().get(0)).streamId(job.context().handOverStreamId()).join(true).beginTimeoutMs(500))) {
             final long start = System.nanoTime();
-            final java.util.concurrent.TimeoutException ex = assertThrows(java.util.concurrent.TimeoutException.class,
+            final TimeoutException ex = assertThrows(TimeoutException.class,
                 () -> joiner.take(new JoinNotice(2, 12, 0), 60_000, () -> { }));
             final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(ex.getMessage().contains("did not begin within 500 ms") && ex.getMessage().contains("no hand-over began"), ex.getMessage());
@@ -180,7 +181,7 @@ class AeronHandOverTest {
                 final int[] cycles = {0};
                 final long start = System.nanoTime();
                 final AeronHandOver j = joiner;
-                final java.util.concurrent.TimeoutException ex = assertThrows(java.util.concurrent.TimeoutException.class,
+                final TimeoutException ex = assertThrows(TimeoutException.class,
                     () -> j.take(notice, 60_000, () -> {
                         if (cycles[0] < 2) {
                             cycles[0]++;

@@ -112,6 +112,7 @@ final class HandOverJoiner implements AutoCloseable {
         final long startNs = ctx.nanoClock().nanoTime();
         final long deadline = startNs + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         final long beginDeadline = startNs + TimeUnit.MILLISECONDS.toNanos(ctx.beginTimeoutMs());
+        final long stallNs = TimeUnit.MILLISECONDS.toNanos(ctx.stallTimeoutMs());
         final IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
         try {
             while (!in.done()) {
@@ -122,18 +123,15 @@ final class HandOverJoiner implements AutoCloseable {
                 if (in.done()) {
                     break;
                 }
-                if (!in.begun && ctx.nanoClock().nanoTime() - beginDeadline > 0) {
-                    throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
-                        + notice.round() + " did not begin within " + ctx.beginTimeoutMs() + " ms: " + in.progress());
-                }
                 final long now = ctx.nanoClock().nanoTime();
-                if (in.begun && now - in.lastPieceNs > TimeUnit.MILLISECONDS.toNanos(ctx.stallTimeoutMs())) {
-                    throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
-                        + notice.round() + " stalled: nothing for " + ctx.stallTimeoutMs() + " ms (is the donor alive?): " + in.progress());
+                if (!in.begun && now - beginDeadline > 0) {
+                    throw timedOut(in, "did not begin within " + ctx.beginTimeoutMs() + " ms");
+                }
+                if (in.begun && now - in.lastPieceNs > stallNs) {
+                    throw timedOut(in, "stalled: nothing for " + ctx.stallTimeoutMs() + " ms (is the donor alive?)");
                 }
                 if (now - deadline > 0) {
-                    throw new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + notice.donor() + " for round "
-                        + notice.round() + " did not complete within " + timeoutMillis + " ms: " + in.progress());
+                    throw timedOut(in, "did not complete within " + timeoutMillis + " ms");
                 }
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while taking a hand-over");
@@ -162,6 +160,12 @@ final class HandOverJoiner implements AutoCloseable {
             CloseHelper.close(subscription);
             subscription = null;
         }
+    }
+
+    /** The hand-over {@code in} timed out: {@code why}, and what had arrived. */
+    private TimeoutException timedOut(final Incoming in, final String why) {
+        return new TimeoutException("worker " + ctx.workerId() + ": the hand-over from donor worker " + in.notice.donor() + " for round "
+            + in.notice.round() + " " + why + ": " + in.progress());
     }
 
     /** A hand-over being received. */
