@@ -190,6 +190,7 @@ public final class ServerCommand implements Callable<Integer> {
             .append(" rejoined=").append(counters.workersRejoined().get())
             .append(" joins=").append(counters.joinsAnnounced().get())
             .append(" toldToRejoin=").append(counters.laggardsResynced().get())
+            .append(" sentHeldResult=").append(counters.laggardsServed().get())
             .append(" destinations=").append(counters.resultDestinations().get())
             .append(" answers=").append(counters.helloAnswers().get())
             .append(" rejected=").append(counters.rejectedTotal());

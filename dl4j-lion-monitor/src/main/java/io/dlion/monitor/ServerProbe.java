@@ -68,6 +68,8 @@ public final class ServerProbe extends DLionMetrics.Source {
             cb -> each(m, cb, c -> c.joinsAnnounced().get()), "slice");
         m.counter("dlion_server_workers_told_to_rejoin_total", "Workers a restarted server told to rejoin (they missed a result)",
             cb -> each(m, cb, c -> c.laggardsResynced().get()), "slice");
+        m.counter("dlion_server_workers_sent_held_result_total", "Workers a slice's new server sent the dead server's last result again",
+            cb -> each(m, cb, c -> c.laggardsServed().get()), "slice");
         m.counter("dlion_server_result_offers_refused_total", "Result offers the publication did not take (back pressure)",
             cb -> each(m, cb, c -> c.backPressure().get()), "slice");
         m.gauge("dlion_server_voters", "Voters of the last completed round",

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 
 import io.aeron.Aeron;
@@ -16,6 +17,7 @@ import io.dlion.aeron.JobContext;
 import io.dlion.aeron.SliceEndpoint;
 import io.dlion.aeron.SliceOwners;
 import io.dlion.aeron.Topology;
+import io.dlion.aeron.server.HeldResult;
 import io.dlion.aeron.server.SliceServers;
 import io.dlion.exchange.ExchangeCounters;
 import io.dlion.exchange.JoinNotice;
@@ -114,6 +116,7 @@ public final class AeronVoteExchange implements VoteExchange {
                 sliceServers.serve(ctx.workerId); // this rank's slice, up before anyone says HELLO to it
             }
             this.loop = new RoundLoop<>(ctx, payload, ctx.join, exchangeCounters);
+            ctx.heldResults = this::heldResult;
         } catch (final RuntimeException ex) {
             CloseHelper.quietClose(sliceServers);
             throw ex;
@@ -149,6 +152,23 @@ public final class AeronVoteExchange implements VoteExchange {
             close();
             throw ex;
         }
+    }
+
+    /**
+     * @param slice a slice of the job.
+     * @return a copy of its last result this worker holds whole, for the server this process takes it over with (the old
+     *     one may have died sending it: workers that lack part of it are sent it again), or null.
+     */
+    private HeldResult heldResult(final int slice) {
+        if (ctx.owners.isJoining()) {
+            return null; // what it holds is from before its rejoin
+        }
+        for (final SliceLink link : loop.links()) {
+            if (link.endpoint().slice() == slice) {
+                return payload.heldResult(link.index(), link.layout());
+            }
+        }
+        return null;
     }
 
     /**
@@ -576,6 +596,8 @@ public final class AeronVoteExchange implements VoteExchange {
         private Topology topology;
         private SliceServers.Context serving;
         private SliceServers sliceServers;
+        /** The slices' last results this worker holds whole, by slice: given to a server this process takes a slice over with. */
+        private IntFunction<HeldResult> heldResults = slice -> null;
 
         /**
          * Validate once.
@@ -692,7 +714,7 @@ public final class AeronVoteExchange implements VoteExchange {
             s.aeron(aeron).topology(topology).rank(workerId).jobId(jobId()).workers(workers()).paramCount(paramCount()).rule(rule())
                 .chunkWords(chunkWords()).secret(secret()).frameMac(frameMac());
             sliceServers = new SliceServers(s);
-            owners = new SliceOwners(topology, workerId, s.silenceNs(), (slice, dead) -> sliceServers.takeOver(slice, dead));
+            owners = new SliceOwners(topology, workerId, s.silenceNs(), (slice, dead) -> sliceServers.takeOver(slice, dead, heldResults.apply(slice)));
             if (join) {
                 owners.joining();
             }

@@ -2,6 +2,7 @@ package io.dlion.aeron.client;
 
 import java.util.Arrays;
 
+import io.dlion.aeron.server.HeldResult;
 import io.dlion.codec.DownlinkEncoding;
 import io.dlion.codec.WordViews;
 import io.dlion.exchange.VoteExchange;
@@ -31,8 +32,13 @@ import io.dlion.vote.VoterSet;
  * <p>
  * Call order per round: {@link #startRound()}, then {@link #accept} for every result chunk in word order per slice
  * ({@link #restartSlice} when a slice's server was restarted mid-round and sends the round again), then
- * {@link #complete(long)} once every slice's chunks are in ({@link #giveSlice} for each slice whose chunks are, to apply a
- * slice's part before the others arrive). Not thread-safe.
+ * {@link #complete(long)} once every slice's chunks are in ({@link #sliceDone} for each slice as its chunks are in,
+ * {@link #giveSlice} to apply a slice's part before the others arrive). Not thread-safe.
+ * <p>
+ * <b>Held results:</b> a slice's words stay those of the last round whose chunks of the slice were all in until a chunk
+ * of a later round arrives for it; with the voters of each run of chunks, that is the slice's last result, whole, which
+ * {@link #heldResult} copies for the server that takes the slice over in this process (the old server may have died
+ * while sending it, and other workers lack part of it).
  */
 final class ResultAssembly {
     private final VoteRule rule;
@@ -62,6 +68,18 @@ final class ResultAssembly {
     private final int[][] runStart;
     private final int[][] runVoters;
     private final int[] runs;
+    /** Per slice: runs of chunks with the same voter set in this round (first word, voters), for the held result. */
+    private final int[][] voterRunStart;
+    private VoterSet[][] voterRunSets;
+    private final int[] voterRuns;
+    /** The same of the slice's held result: the round its words hold whole, or -1 once a later round's chunk came. */
+    private int[][] heldRunStart;
+    private VoterSet[][] heldRunSets;
+    private final int[] heldRuns;
+    private final long[] heldRound;
+    /** Per slice: no chunk of the round accepted yet (its voter runs start over with the next). */
+    private final boolean[] sliceFresh;
+    private final int workers;
 
     /**
      * @param rule       the servers' rule.
@@ -105,6 +123,20 @@ final class ResultAssembly {
         this.runStart = new int[slices][2];
         this.runVoters = new int[slices][2];
         this.runs = new int[slices];
+        this.workers = workers;
+        this.voterRunStart = new int[slices][1];
+        this.voterRunSets = new VoterSet[slices][1];
+        this.voterRuns = new int[slices];
+        this.heldRunStart = new int[slices][1];
+        this.heldRunSets = new VoterSet[slices][1];
+        this.heldRuns = new int[slices];
+        this.heldRound = new long[slices];
+        Arrays.fill(heldRound, -1L);
+        this.sliceFresh = new boolean[slices];
+        for (int s = 0; s < slices; s++) {
+            voterRunSets[s][0] = new VoterSet(workers);
+            heldRunSets[s][0] = new VoterSet(workers);
+        }
     }
 
     /** A new round: forget the voter sets and counts of the last one (its buffers are overwritten chunk by chunk). */
@@ -125,6 +157,7 @@ final class ResultAssembly {
      */
     void restartSlice(final int slice, final int fromWord, final int toWord) {
         resetSlice(slice);
+        heldRound[slice] = -1;
         if (sign != null) {
             Arrays.fill(sign, fromWord, toWord, 0L);
         }
@@ -154,6 +187,11 @@ final class ResultAssembly {
      */
     boolean accept(final int slice, final WordViews body, final int index, final long params, final int wordOffset, final int words,
         final VoterSet voterSet) {
+        heldRound[slice] = -1; // the slice's words are the new round's from here on
+        if (sliceFresh[slice]) {
+            sliceFresh[slice] = false;
+            voterRuns[slice] = 0;
+        }
         final int voters = voterSet.count();
         final DownlinkEncoding downlink = downlinks[voters];
         final long[][] target;
@@ -183,7 +221,52 @@ final class ResultAssembly {
         }
         votersAll[slice].and(voterSet);
         votersAny[slice].or(voterSet);
+        addVoterRun(slice, wordOffset, voterSet);
         return true;
+    }
+
+    /**
+     * Every chunk of a slice's result of the round is in: its words and voters are the slice's held result until a chunk
+     * of a later round arrives for it.
+     *
+     * @param slice index of the slice.
+     * @param round the round.
+     */
+    void sliceDone(final int slice, final long round) {
+        final int[] starts = heldRunStart[slice];
+        final VoterSet[] sets = heldRunSets[slice];
+        heldRunStart[slice] = voterRunStart[slice];
+        heldRunSets[slice] = voterRunSets[slice];
+        heldRuns[slice] = voterRuns[slice];
+        voterRunStart[slice] = starts;
+        voterRunSets[slice] = sets;
+        voterRuns[slice] = 0;
+        heldRound[slice] = round;
+    }
+
+    /**
+     * A copy of a slice's held result: its last round whose chunks were all in, if no chunk of a later round came since.
+     *
+     * @param slice    index of the slice.
+     * @param fromWord first word of the slice.
+     * @param toWord   the word after its last.
+     * @return the copy, or null when the slice holds no whole result.
+     */
+    HeldResult heldResult(final int slice, final int fromWord, final int toWord) {
+        if (heldRound[slice] < 0 || heldRuns[slice] == 0) {
+            return null;
+        }
+        final long[][] source = rule == VoteRule.MAJORITY ? new long[][] {sign, tie} : planes;
+        final long[][] words = new long[source.length][];
+        for (int p = 0; p < source.length; p++) {
+            words[p] = source[p] == null ? new long[toWord - fromWord] : Arrays.copyOfRange(source[p], fromWord, toWord);
+        }
+        final int n = heldRuns[slice];
+        final VoterSet[] voters = new VoterSet[n];
+        for (int r = 0; r < n; r++) {
+            voters[r] = heldRunSets[slice][r].copy();
+        }
+        return new HeldResult(heldRound[slice], fromWord, words, Arrays.copyOf(heldRunStart[slice], n), voters);
     }
 
     /**
@@ -274,6 +357,24 @@ final class ResultAssembly {
         votersAll[slice].copyFrom(everyWorker);
         votersAny[slice].clear();
         runs[slice] = 0;
+        sliceFresh[slice] = true;
+    }
+
+    private void addVoterRun(final int slice, final int wordOffset, final VoterSet voterSet) {
+        final int n = voterRuns[slice];
+        if (n > 0 && voterRunSets[slice][n - 1].equals(voterSet)) {
+            return;
+        }
+        if (n == voterRunStart[slice].length) {
+            voterRunStart[slice] = Arrays.copyOf(voterRunStart[slice], 2 * n);
+            voterRunSets[slice] = Arrays.copyOf(voterRunSets[slice], 2 * n);
+        }
+        if (voterRunSets[slice][n] == null) {
+            voterRunSets[slice][n] = new VoterSet(workers);
+        }
+        voterRunStart[slice][n] = wordOffset;
+        voterRunSets[slice][n].copyFrom(voterSet);
+        voterRuns[slice] = n + 1;
     }
 
     private void addRun(final int slice, final int wordOffset, final int voters) {

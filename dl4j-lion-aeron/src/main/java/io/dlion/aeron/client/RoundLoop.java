@@ -227,8 +227,8 @@ final class RoundLoop<R> implements AutoCloseable {
                 RoundActivity.progress();
             }
             work += moved;
+            work += giveResults(round); // before the pass: a slice taken over in it is given its last result whole
             work += pass.getAsInt(); // after the frames already here are read: a server is judged on the rounds applied
-            work += giveResults(round);
             if (resultsDone()) {
                 return complete(round);
             }

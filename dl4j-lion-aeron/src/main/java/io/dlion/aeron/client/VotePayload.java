@@ -1,6 +1,7 @@
 package io.dlion.aeron.client;
 
 import io.dlion.aeron.SliceEndpoint;
+import io.dlion.aeron.server.HeldResult;
 import io.dlion.aeron.wire.ChunkLayout;
 import io.dlion.exchange.VoteExchange;
 import io.dlion.vote.RoundResult;
@@ -60,11 +61,21 @@ final class VotePayload implements RoundPayload<RoundResult> {
 
     @Override
     public int onSliceResult(final int index, final ChunkLayout slice, final long round) {
+        assembly.sliceDone(index, round);
         if (parts == null) {
             return 0;
         }
         assembly.giveSlice(index, slice.fromWord(), slice.toWord(), round, parts);
         return 1;
+    }
+
+    /**
+     * @param index a slice's index in the exchange.
+     * @param slice the slice's words.
+     * @return a copy of the slice's last result this worker holds whole, or null (see {@link ResultAssembly#heldResult}).
+     */
+    HeldResult heldResult(final int index, final ChunkLayout slice) {
+        return assembly.heldResult(index, slice.fromWord(), slice.toWord());
     }
 
     @Override

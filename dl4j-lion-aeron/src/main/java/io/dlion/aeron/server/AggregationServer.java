@@ -15,6 +15,7 @@ import io.dlion.aeron.JobContext;
 import io.dlion.aeron.RejectReason;
 import io.dlion.aeron.Topology;
 import io.dlion.aeron.wire.ChunkLayout;
+import io.dlion.aeron.wire.Encoding;
 import io.dlion.aeron.wire.FrameMac;
 import io.dlion.aeron.wire.GradientChunkFlyweight;
 import io.dlion.aeron.wire.HelloAckFlyweight;
@@ -24,6 +25,8 @@ import io.dlion.aeron.wire.JoinNoticeFlyweight;
 import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
+import io.dlion.codec.DownlinkEncoding;
+import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
@@ -98,6 +101,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * opens), and waits for the worker again from round R on; the donor hands it its parameters as of the start of round R
  * (see {@code AeronVoteExchange.awaitJoin}).
  * <p>
+ * Take-over: a server started for a dead rank's slice may be given the old server's last result as its host's worker
+ * received it ({@link Context#held}). A worker whose part of that result was cut off by the death names its round in
+ * its HELLO while the others name the next; it is sent the held result again, whole, after the answers and before any
+ * later result, instead of being told to rejoin, and its votes of that round are stale.
+ * <p>
  * Start it with {@link #launch(Context)}: a running server on a thread of its own, stopped and freed by {@link #close()}
  * (several servers on one thread: {@link AggregationServers#launch(java.util.List)}). Tests that pump the duty cycle
  * on their own thread construct it and call {@link #doWork()} themselves (or through an {@code AgentInvoker}).
@@ -133,6 +141,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
     private final VoterSet missing;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final ControlledFragmentHandler fragmentHandler = this::onFragment;
+    /** The old server's last result, held by this server's host ({@link Context#held}); null without, or once not needed. */
+    private HeldResult held;
+    /** The next chunk of the held result to send; the chunk count when none is due. */
+    private int heldNextChunk;
+    /** One chunk of the held result, chunk-local, as the publisher takes it. */
+    private final long[][] heldChunk;
     /** The thread {@link #launch(Context)} runs this server on, null when the caller runs the duty cycle. */
     private final AgentRunner runner;
 
@@ -202,6 +216,12 @@ public final class AggregationServer implements Agent, AutoCloseable {
             ctx.epochClock, counters);
         if (ctx.absent != null) {
             membership.excuse(ctx.absent);
+        }
+        this.held = ctx.held;
+        this.heldNextChunk = layout.chunkCount();
+        this.heldChunk = held == null ? null : new long[held.planes().length][chunkWords];
+        if (held != null) {
+            membership.holdResult(held.round());
         }
         this.aggregation = ctx.payload == Payload.FP32 ? new MeanAggregation(workers, chunkWords, ctx.windowChunks)
             : new VoteAggregation(workers, chunkWords, ctx.windowChunks, ctx.rule(), counters);
@@ -405,6 +425,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         boundLocal[worker] = pollingLocal;
         answers.onHello(worker, hello, sessionId, pollingLocal);
+        if (membership.takeHeldResultDue()) {
+            heldNextChunk = 0; // the whole result again, after the answers
+        }
         final VoterSet announced = membership.announced();
         for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
             window.excuse(w, ctx.minVoters);
@@ -429,6 +452,10 @@ public final class AggregationServer implements Agent, AutoCloseable {
         final long round = msg.round();
         if (membership.isBeforeJoinRound(worker, round)) {
             // a worker told to rejoin: its votes count again from its join round, and must not open an earlier one
+            return reject(RejectReason.STALE_ROUND);
+        }
+        if (held != null && round <= held.round()) {
+            // a laggard votes again in the round whose result it is sent: that round is over
             return reject(RejectReason.STALE_ROUND);
         }
         if (!window.isOpen() || round != window.currentRound()) {
@@ -563,14 +590,43 @@ public final class AggregationServer implements Agent, AutoCloseable {
             membership.noticeSent(w);
             work++;
         }
+        for (; heldNextChunk < layout.chunkCount(); heldNextChunk++) {
+            if (!publishHeldChunk(heldNextChunk)) {
+                return work;
+            }
+            work++;
+        }
         for (ChunkSlot slot = window.nextToPublish(); slot != null; slot = window.nextToPublish()) {
             if (!aggregation.publish(publisher, window.currentRound(), slot)) {
                 break;
+            }
+            if (held != null) {
+                // a later round's result goes out: a laggard that comes from now on would read it before the held one
+                held = null;
+                membership.holdResult(-1);
             }
             window.published(ctx.nanoClock.nanoTime(), membership.active());
             work++;
         }
         return work;
+    }
+
+    /**
+     * Send one chunk of the held result as the old server sent it: the voters of its run, and the encoding a server
+     * gives that many voters under the job's rule.
+     *
+     * @return true when the whole chunk went out.
+     */
+    private boolean publishHeldChunk(final int chunk) {
+        final int wordOffset = layout.wordOffset(chunk);
+        final int words = layout.wordsOf(chunk);
+        for (int p = 0; p < heldChunk.length; p++) {
+            System.arraycopy(held.planes()[p], wordOffset - held.fromWord(), heldChunk[p], 0, words);
+        }
+        final VoterSet voters = held.votersAt(wordOffset);
+        final int count = voters.count();
+        final int encoding = ctx.rule() == VoteRule.AVERAGE ? Encoding.COUNT_PLANES : (count & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY;
+        return publisher.publishResult(held.round(), chunk, voters, count, encoding, DownlinkEncoding.of(ctx.rule(), count), heldChunk);
     }
 
     /**
@@ -602,6 +658,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
         private int minVoters;
         private int servingRank = -1;
         private VoterSet absent;
+        private HeldResult held;
         private long helloMaxSkewMs = Configuration.HELLO_MAX_SKEW_MS_DEFAULT;
         private EpochClock epochClock = SystemEpochClock.INSTANCE;
         private Payload payload = Payload.SIGNS;
@@ -664,6 +721,9 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             if (absent != null && absent.capacity() != workers()) {
                 throw new IllegalArgumentException("absent must hold workers=" + workers() + " ids, got a set of " + absent.capacity());
+            }
+            if (held != null) {
+                checkHeld();
             }
             if (servingRank < -1 || servingRank >= workers()) {
                 throw new IllegalArgumentException("servingRank must be in [-1, workers=" + workers() + "), got " + servingRank);
@@ -815,6 +875,40 @@ public final class AggregationServer implements Agent, AutoCloseable {
 
         public VoterSet absent() {
             return absent;
+        }
+
+        /**
+         * @param held the old server's last result of this slice, as this server's host holds it (a slice taken over): sent
+         *             again to the workers that name its round while the others name the next, those that lost part of it
+         *             with the old server, instead of telling them to rejoin ({@code Membership}); votes of its round or an
+         *             earlier one are stale. Sign votes only. Null (default): none.
+         * @return this for a fluent API.
+         */
+        public Context held(final HeldResult held) {
+            this.held = held;
+            return this;
+        }
+
+        public HeldResult held() {
+            return held;
+        }
+
+        private void checkHeld() {
+            if (payload != Payload.SIGNS) {
+                throw new IllegalArgumentException("held: a held result is for sign votes only, got payload " + payload);
+            }
+            final int fromWord = (int) (fromParam >>> 6);
+            final int toWord = (int) ((toParam + 63) >>> 6);
+            final int planes = rule() == VoteRule.AVERAGE ? VoteAggregator.planes(workers()) : 2;
+            if (held.fromWord() != fromWord || held.toWord() != toWord || held.planes().length != planes) {
+                throw new IllegalArgumentException("held: a result of words [" + fromWord + ", " + toWord + ") in " + planes + " planes, got words ["
+                    + held.fromWord() + ", " + held.toWord() + ") in " + held.planes().length + " planes");
+            }
+            for (final VoterSet voters : held.runVoters()) {
+                if (voters.capacity() != workers() || voters.isEmpty()) {
+                    throw new IllegalArgumentException("held: every run's voters must be a non-empty set of workers=" + workers() + " ids");
+                }
+            }
         }
 
         public long toParam() {

@@ -26,7 +26,8 @@ import org.agrona.concurrent.EpochClock;
  *       worker), announced in a JOIN_NOTICE ({@link #nextNotice()}), announced again after every answer to its donor
  *       until round R opens ({@link #answered}), and waited for again from round R on ({@link #onRoundOpen}).</li>
  *   <li><b>Laggards</b>: on a fresh server (no round completed), workers whose HELLO names an older round than the
- *       others' missed a result of the old server; they are told to rejoin (a JOIN_NOTICE naming themselves).</li>
+ *       others' missed a result of the old server; they are told to rejoin (a JOIN_NOTICE naming themselves), unless the
+ *       server holds that result ({@link #holdResult}): then they are sent it again ({@link #takeHeldResultDue()}).</li>
  * </ul>
  * Membership decides who; the {@link ChunkWindow} holds the chunks. Each call that announces joins records the workers
  * announced ({@link #announced()}), for the server to excuse them from the open round. Not thread-safe: the server's
@@ -59,7 +60,12 @@ final class Membership {
     private final VoterSet joinHello;
     private final VoterSet notices;
     private final VoterSet announced;
+    /** Laggards the held result was sent to (or is due to): they are not told to rejoin. */
+    private final VoterSet servedHeld;
     private long newestHelloRound = -1;
+    /** The round of the result the server holds ({@link #holdResult}), -1 for none. */
+    private long heldRound = -1;
+    private boolean heldResultDue;
 
     /**
      * @param workers        of the job, 1 to {@link io.dlion.aeron.wire.MessageHeaderFlyweight#MAX_WORKERS}.
@@ -88,6 +94,7 @@ final class Membership {
         this.joinHello = new VoterSet(workers);
         this.notices = new VoterSet(workers);
         this.announced = new VoterSet(workers);
+        this.servedHeld = new VoterSet(workers);
         this.sessionOf = new int[workers];
         this.lastHelloMs = new long[workers];
         this.lastHelloNonce = new long[workers];
@@ -175,7 +182,7 @@ final class Membership {
             active.add(worker);
             announceDeferredJoins(latestRound);
             if (!roundCompleted) {
-                resyncLaggards(latestRound);
+                resyncLaggards(latestRound, worker);
             } else if (newSession && hello.round() < latestRound) {
                 // a session new to this server names a round whose result went out before it was a destination: it will
                 // never get that result (a lagging worker that reached a slice's new server after that server went on
@@ -241,12 +248,42 @@ final class Membership {
     }
 
     /**
-     * A fresh server (no round completed yet) whose workers' HELLOs name different rounds: the old server died after
-     * some workers had received all of round r's result and before others had. Nobody can give the lagging workers
-     * round r's result any more, so they are told to rejoin (JOIN_NOTICE naming themselves; their exchange then throws
-     * {@code RejoinRequiredException}).
+     * The server holds the old server's result of a round, as the worker in its process received it in full (a slice
+     * taken over): a laggard that names that round, when the newest round named is the next one, is sent the result
+     * again instead of being told to rejoin. Without it, a chaos soak's job at its quorum's edge lost the worker whose
+     * part of the dead server's last result was cut off: told to rejoin, it left the host alone below the quorum, and
+     * the job failed.
+     *
+     * @param round the round of the held result, or -1 once it is not to be sent any more (a later round's result went
+     *              out: a laggard that comes now would read it first).
      */
-    private void resyncLaggards(final long latestRound) {
+    void holdResult(final long round) {
+        heldRound = round;
+        if (round < 0) {
+            heldResultDue = false;
+        }
+    }
+
+    /**
+     * @return true once after a HELLO made the held result due (a laggard newly sent it, or one that said HELLO again on
+     *     a new session): the server sends it again, whole, after the answers.
+     */
+    boolean takeHeldResultDue() {
+        final boolean due = heldResultDue;
+        heldResultDue = false;
+        return due;
+    }
+
+    /**
+     * A fresh server (no round completed yet) whose workers' HELLOs name different rounds: the old server died after
+     * some workers had received all of round r's result and before others had. A lagging worker that names the round of
+     * the result the server holds ({@link #holdResult}), the one before the newest named, is sent it again; every other
+     * is told to rejoin (JOIN_NOTICE naming itself; its exchange then throws {@code RejoinRequiredException}), as nobody
+     * can give it round r's result any more.
+     *
+     * @param worker the worker whose HELLO this is.
+     */
+    private void resyncLaggards(final long latestRound, final int worker) {
         long newest = -1;
         for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
             if (!joinPending.contains(w)) {
@@ -254,10 +291,20 @@ final class Membership {
             }
         }
         for (int w = bound.next(0); w >= 0; w = bound.next(w + 1)) {
-            if (!joinPending.contains(w) && helloRound[w] < newest) {
-                counters.laggardsResynced().incrementPlain();
-                announceJoin(w, latestRound);
+            if (joinPending.contains(w) || helloRound[w] >= newest) {
+                continue;
             }
+            if (heldRound >= 0 && helloRound[w] == heldRound && newest == heldRound + 1) {
+                if (!servedHeld.contains(w) || w == worker) {
+                    servedHeld.add(w);
+                    heldResultDue = true;
+                    counters.laggardsServed().incrementPlain();
+                }
+                continue;
+            }
+            servedHeld.remove(w);
+            counters.laggardsResynced().incrementPlain();
+            announceJoin(w, latestRound);
         }
         newestHelloRound = newest;
     }
@@ -344,10 +391,11 @@ final class Membership {
 
     /**
      * @param worker a worker id of the job.
-     * @return the round its last HELLO named (its join round after a join).
+     * @return the round it votes in next as far as this server knows: the round its last HELLO named (its join round after
+     *     a join), or the one after the held result's round when it is sent that result.
      */
     long helloRound(final int worker) {
-        return helloRound[worker];
+        return servedHeld.contains(worker) && helloRound[worker] == heldRound ? heldRound + 1 : helloRound[worker];
     }
 
     /**

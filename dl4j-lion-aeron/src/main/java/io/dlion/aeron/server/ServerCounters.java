@@ -28,6 +28,7 @@ public final class ServerCounters implements AutoCloseable {
     private final Counter workersRejoined;
     private final Counter joinsAnnounced;
     private final Counter laggardsResynced;
+    private final Counter laggardsServed;
     private final Counter helloAnswers;
     private final Counter resultDestinations;
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
@@ -49,6 +50,7 @@ public final class ServerCounters implements AutoCloseable {
             workersRejoined = aeron.addCounter(type, prefix + "workers rejoined (on time again after a drop)");
             joinsAnnounced = aeron.addCounter(type, prefix + "joins announced (restarted workers given a round and a donor)");
             laggardsResynced = aeron.addCounter(type, prefix + "workers told to rejoin (a round's result lost in a server restart)");
+            laggardsServed = aeron.addCounter(type, prefix + "workers sent the last result again (held by the host of a slice taken over)");
             helloAnswers = aeron.addCounter(type, prefix + "HELLO_ACKs sent (the server proving itself)");
             resultDestinations = aeron.addCounter(type, prefix + "result destinations (workers the results go to, manual MDC)");
             for (final RejectReason reason : RejectReason.values()) {
@@ -125,6 +127,14 @@ public final class ServerCounters implements AutoCloseable {
         return laggardsResynced;
     }
 
+    /**
+     * @return workers a server that took its slice over sent the old server's last result again, from the copy its host
+     *     held, instead of telling them to rejoin: they had received part of it when the old server died.
+     */
+    public Counter laggardsServed() {
+        return laggardsServed;
+    }
+
     /** @return HELLO_ACKs sent: answers to accepted HELLOs, each proving the server to a worker. */
     public Counter helloAnswers() {
         return helloAnswers;
@@ -155,7 +165,7 @@ public final class ServerCounters implements AutoCloseable {
     @Override
     public void close() {
         CloseHelper.closeAll(bytesIn, bytesOut, rounds, chunksVoted, votersLastRound, ties, workersJoined, backPressure, roundsAbandoned,
-            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced, helloAnswers, resultDestinations);
+            workersDropped, workersRejoined, joinsAnnounced, laggardsResynced, laggardsServed, helloAnswers, resultDestinations);
         CloseHelper.closeAll(rejected.values());
     }
 }

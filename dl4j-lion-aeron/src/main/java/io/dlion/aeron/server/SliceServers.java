@@ -78,8 +78,11 @@ public final class SliceServers implements AutoCloseable {
     private long nextRetryNs;
     private boolean closed;
 
-    /** A take-over waiting for its port: the slice, the ranks found dead when it was asked for, and when it gives up. */
-    private record Pending(int slice, VoterSet dead, long deadlineNs) {
+    /**
+     * A take-over waiting for its port: the slice, the ranks found dead when it was asked for, the old server's last
+     * result held here, and when it gives up.
+     */
+    private record Pending(int slice, VoterSet dead, HeldResult held, long deadlineNs) {
     }
 
     /**
@@ -100,7 +103,7 @@ public final class SliceServers implements AutoCloseable {
      * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer serve(final int slice) {
-        return serve(slice, slice != ctx.rank || !servers.isEmpty(), null);
+        return serve(slice, slice != ctx.rank || !servers.isEmpty(), null, null);
     }
 
     /**
@@ -113,7 +116,7 @@ public final class SliceServers implements AutoCloseable {
      * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer takeOver(final int slice) {
-        return serve(slice, true, null);
+        return serve(slice, true, null, null);
     }
 
     /**
@@ -128,7 +131,23 @@ public final class SliceServers implements AutoCloseable {
      * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
      */
     public AggregationServer takeOver(final int slice, final VoterSet dead) {
-        return serve(slice, true, dead);
+        return serve(slice, true, dead, null);
+    }
+
+    /**
+     * Start serving a slice the failover rule moved to this rank, as {@link #takeOver(int, VoterSet)}, with the old
+     * server's last result as this process's worker received it in full: the new server sends it again to the workers
+     * that lost part of it with the old server ({@link AggregationServer.Context#held}).
+     *
+     * @param slice the slice.
+     * @param dead  the ranks found dead; null or empty for none.
+     * @param held  the slice's last result held here, or null.
+     * @return the running server, or null when the slice's port on this host is still held: the take-over is pending
+     *     ({@link #retryPending}).
+     * @throws IllegalStateException when closed, or when the slice is served (or pending) here already.
+     */
+    public AggregationServer takeOver(final int slice, final VoterSet dead, final HeldResult held) {
+        return serve(slice, true, dead, held);
     }
 
     /**
@@ -158,7 +177,7 @@ public final class SliceServers implements AutoCloseable {
             }
             final AggregationServer launched;
             try {
-                launched = AggregationServer.launch(serverContext(p.slice, p.dead));
+                launched = AggregationServer.launch(serverContext(p.slice, p.dead, p.held));
             } catch (final RegistrationException ex) {
                 if (!isPortHeld(ex) || System.nanoTime() - p.deadlineNs >= 0) {
                     it.remove();
@@ -186,7 +205,7 @@ public final class SliceServers implements AutoCloseable {
         return false;
     }
 
-    private AggregationServer serve(final int slice, final boolean takenOver, final VoterSet dead) {
+    private AggregationServer serve(final int slice, final boolean takenOver, final VoterSet dead, final HeldResult held) {
         if (closed) {
             throw new IllegalStateException("slice servers closed");
         }
@@ -200,12 +219,12 @@ public final class SliceServers implements AutoCloseable {
         }
         final AggregationServer launched;
         try {
-            launched = AggregationServer.launch(serverContext(slice, dead));
+            launched = AggregationServer.launch(serverContext(slice, dead, held));
         } catch (final RegistrationException ex) {
             if (!takenOver || !isPortHeld(ex)) {
                 throw ex;
             }
-            pending.add(new Pending(slice, dead, System.nanoTime() + PORT_HELD_NS));
+            pending.add(new Pending(slice, dead, held, System.nanoTime() + PORT_HELD_NS));
             nextRetryNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PORT_RETRY_MS);
             LOG.log(System.Logger.Level.WARNING, "rank " + ctx.rank + ": slice " + slice + "'s port on this host is still held (the dead"
                 + " rank's process has not let it go yet): its take-over is pending, tried again every " + PORT_RETRY_MS + " ms for up to "
@@ -234,13 +253,13 @@ public final class SliceServers implements AutoCloseable {
         return String.valueOf(ex.getMessage()).contains("Address already in use"); // Aeron 1.51 reports it as a GENERIC_ERROR
     }
 
-    private AggregationServer.Context serverContext(final int slice, final VoterSet dead) {
+    private AggregationServer.Context serverContext(final int slice, final VoterSet dead, final HeldResult held) {
         final AggregationServer.Context server = new AggregationServer.Context()
             .aeron(ctx.aeron).jobId(ctx.jobId()).workers(ctx.workers()).paramCount(ctx.paramCount()).rule(ctx.rule())
             .chunkWords(ctx.chunkWords()).secret(ctx.secret()).frameMac(ctx.frameMac())
             .roundTimeoutNs(ctx.roundTimeoutNs).minVoters(ctx.minVoters).windowChunks(ctx.windowChunks)
             .voteStreamId(Configuration.VOTE_STREAM_ID_DEFAULT).resultStreamId(Configuration.RESULT_STREAM_ID_DEFAULT) // as Topology.endpoints
-            .slice(ctx.topology, slice).servingRank(ctx.rank).absent(dead);
+            .slice(ctx.topology, slice).servingRank(ctx.rank).absent(dead).held(held);
         if (ctx.errorHandler != null) {
             server.errorHandler(ctx.errorHandler);
         }

@@ -222,6 +222,56 @@ class MembershipTest {
     }
 
     /**
+     * A server that took its slice over holds the old server's result of round 5, as its host received it in full: the
+     * host names round 6, and a worker naming round 5 (its part of that result was cut off) is sent it again instead of
+     * being told to rejoin; so is a second one, and the first again when it says HELLO on a new session.
+     */
+    @Test
+    void shouldSendTheHeldResultToLaggardsNamingItsRoundInsteadOfTellingThemToRejoin() {
+        final Membership membership = membership(null);
+        membership.holdResult(5);
+        assertNull(hello(membership, 0, 6, 100, null, 0, -1, false));
+        assertFalse(membership.takeHeldResultDue(), "nobody lags");
+        assertNull(hello(membership, 1, 5, 101, null, 0, 6, false));
+        assertEquals(0, membership.announced().word(0), "worker 1 is not told to rejoin");
+        assertTrue(membership.takeHeldResultDue());
+        assertFalse(membership.takeHeldResultDue(), "due once");
+        assertNull(hello(membership, 2, 5, 102, null, 0, 6, false));
+        assertTrue(membership.takeHeldResultDue(), "a second laggard");
+        assertNull(hello(membership, 1, 5, 103, null, 0, 6, false));
+        assertTrue(membership.takeHeldResultDue(), "worker 1 again, on a new session");
+        assertEquals(0b111, membership.active().word(0), "every worker is waited for in round 6");
+        assertEquals(3, counters.laggardsServed().get());
+        assertEquals(0, counters.laggardsResynced().get());
+    }
+
+    /**
+     * The held result is not the one the laggards lack when the newest round named is not the held round + 1 (a worker
+     * named round 7: it has round 6's result, which the host never received whole), or a laggard names an older round:
+     * they are told to rejoin, the host with them. Nor is it once the server let it go (a later round's result went out).
+     */
+    @Test
+    void shouldTellLaggardsToRejoinWhenTheHeldResultIsNotTheOneTheyLack() {
+        final Membership membership = membership(null);
+        membership.holdResult(5);
+        assertNull(hello(membership, 0, 6, 100, null, 0, -1, false));
+        assertNull(hello(membership, 1, 4, 101, null, 0, 6, false));
+        assertEquals(0b010, membership.announced().word(0), "round 4 is older than the held round");
+        assertNull(hello(membership, 2, 7, 102, null, 0, 6, false));
+        assertEquals(0b001, membership.announced().word(0), "the host, at round 6, lags behind round 7 as well");
+        assertFalse(membership.takeHeldResultDue());
+        assertEquals(0, counters.laggardsServed().get());
+
+        final Membership released = membership(null);
+        released.holdResult(5);
+        released.holdResult(-1);
+        assertNull(hello(released, 0, 6, 100, null, 0, -1, false));
+        assertNull(hello(released, 1, 5, 101, null, 0, 6, false));
+        assertEquals(0b010, released.announced().word(0));
+        assertFalse(released.takeHeldResultDue());
+    }
+
+    /**
      * A server that has completed rounds (up to round 9, round 10 open) hears a worker on a session new to it naming round 8:
      * round 8's result went out before that worker was a destination, so it is told to rejoin. The same session's repeat,
      * and a new session naming the open round, are not.
