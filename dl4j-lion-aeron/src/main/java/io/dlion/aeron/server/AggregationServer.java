@@ -427,6 +427,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         answers.onHello(worker, hello, sessionId, pollingLocal);
         if (membership.takeHeldResultDue()) {
             heldNextChunk = 0; // the whole result again, after the answers
+            System.getLogger(AggregationServer.class.getName()).log(System.Logger.Level.INFO, () -> "slice " + ctx.slice + " (rank "
+                + ctx.servingRank + "): sends round " + held.round() + "'s result, as its host holds it, again to the workers that lack it");
         }
         final VoterSet announced = membership.announced();
         for (int w = announced.next(0); w >= 0; w = announced.next(w + 1)) {
