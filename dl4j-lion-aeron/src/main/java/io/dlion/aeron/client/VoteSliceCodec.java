@@ -77,10 +77,7 @@ final class VoteSliceCodec implements SliceCodec {
         final VoterSet voters) {
         final int count = voters.count();
         final int encoding = msg.encoding();
-        final boolean allowed = rule == VoteRule.MAJORITY
-            ? encoding == ((count & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY)
-            : encoding == Encoding.COUNT_PLANES;
-        if (!allowed || count > workers || words > chunkWords
+        if (encoding != Encoding.ofResult(rule, count) || count > workers || words > chunkWords
             || length != MessageHeaderFlyweight.headerLength(voters.wordCount()) + Encoding.bodyLength(encoding, words, params, count)) {
             return false;
         }

@@ -26,7 +26,6 @@ import io.dlion.aeron.wire.MeanChunkFlyweight;
 import io.dlion.aeron.wire.MessageHeaderFlyweight;
 import io.dlion.aeron.wire.MessageType;
 import io.dlion.codec.DownlinkEncoding;
-import io.dlion.vote.VoteAggregator;
 import io.dlion.vote.VoteRule;
 import io.dlion.vote.VoterSet;
 import org.agrona.CloseHelper;
@@ -627,8 +626,8 @@ public final class AggregationServer implements Agent, AutoCloseable {
         }
         final VoterSet voters = held.votersAt(wordOffset);
         final int count = voters.count();
-        final int encoding = ctx.rule() == VoteRule.AVERAGE ? Encoding.COUNT_PLANES : (count & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY;
-        return publisher.publishResult(held.round(), chunk, voters, count, encoding, DownlinkEncoding.of(ctx.rule(), count), heldChunk);
+        return publisher.publishResult(held.round(), chunk, voters, count, Encoding.ofResult(ctx.rule(), count), DownlinkEncoding.of(ctx.rule(), count),
+            heldChunk);
     }
 
     /**
@@ -901,7 +900,7 @@ public final class AggregationServer implements Agent, AutoCloseable {
             }
             final int fromWord = (int) (fromParam >>> 6);
             final int toWord = (int) ((toParam + 63) >>> 6);
-            final int planes = rule() == VoteRule.AVERAGE ? VoteAggregator.planes(workers()) : 2;
+            final int planes = VoteAggregation.planes(rule(), workers());
             if (held.fromWord() != fromWord || held.toWord() != toWord || held.planes().length != planes) {
                 throw new IllegalArgumentException("held: a result of words [" + fromWord + ", " + toWord + ") in " + planes + " planes, got words ["
                     + held.fromWord() + ", " + held.toWord() + ") in " + held.planes().length + " planes");

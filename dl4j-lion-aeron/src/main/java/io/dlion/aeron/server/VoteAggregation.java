@@ -37,7 +37,7 @@ final class VoteAggregation implements Aggregation {
         this.rule = rule;
         this.majority = rule == VoteRule.MAJORITY;
         this.counters = counters;
-        final int planes = majority ? 2 : VoteAggregator.planes(workers);
+        final int planes = planes(rule, workers);
         this.votes = new long[slots][workers][chunkWords];
         this.voteView = new long[slots][workers][][];
         for (int s = 0; s < slots; s++) {
@@ -50,6 +50,15 @@ final class VoteAggregation implements Aggregation {
         this.voters = new int[slots];
         this.encoding = new int[slots];
         this.downlink = new DownlinkEncoding[slots];
+    }
+
+    /**
+     * @param rule    majority vote or averaging.
+     * @param workers of the job.
+     * @return the planes of a result: sign and tie by majority, the count planes of every worker when averaging.
+     */
+    static int planes(final VoteRule rule, final int workers) {
+        return rule == VoteRule.MAJORITY ? 2 : VoteAggregator.planes(workers);
     }
 
     @Override
@@ -84,11 +93,10 @@ final class VoteAggregation implements Aggregation {
         if (majority) {
             final int ties = VoteAggregator.majority(present, n, 0, words, out[s][0], out[s][1]);
             counters.ties().getAndAddPlain(ties);
-            encoding[s] = (n & 1) == 1 ? Encoding.SIGN_BITS : Encoding.TERNARY;
         } else {
             VoteAggregator.count(present, n, 0, words, out[s]);
-            encoding[s] = Encoding.COUNT_PLANES;
         }
+        encoding[s] = Encoding.ofResult(rule, n);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.dlion.aeron.wire;
 
+import io.dlion.vote.VoteRule;
+
 /**
  * Body encodings named by the {@link MessageHeaderFlyweight#ENCODING_OFFSET} field: the codes of core's
  * {@link io.dlion.codec.DownlinkEncoding}s, which write and read every body. For a frame covering {@code p}
@@ -36,6 +38,19 @@ public final class Encoding {
     public static final int FP32 = 5;
 
     private Encoding() {
+    }
+
+    /**
+     * @param rule   the servers' rule.
+     * @param voters workers counted in a result chunk.
+     * @return the encoding a server gives that chunk: {@link #SIGN_BITS} for a majority of an odd number of voters,
+     *     {@link #TERNARY} of an even number (ties), {@link #COUNT_PLANES} when averaging.
+     */
+    public static int ofResult(final VoteRule rule, final int voters) {
+        if (rule == VoteRule.AVERAGE) {
+            return COUNT_PLANES;
+        }
+        return (voters & 1) == 1 ? SIGN_BITS : TERNARY;
     }
 
     /**
